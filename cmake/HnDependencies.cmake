@@ -1,0 +1,15 @@
+# Every third-party dependency is found here, once. scripts/install-deps.sh
+# installs the Debian packages that provide them.
+find_package(Threads REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+find_package(yaml-cpp REQUIRED)
+find_package(toml11 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBNL REQUIRED IMPORTED_TARGET libnl-3.0 libnl-route-3.0)
+pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
+if(HN_BUILD_TESTS)
+  find_package(Catch2 2 REQUIRED)
+  include(Catch)
+endif()

@@ -1,0 +1,27 @@
+# hn_module(<target> SOURCES ... [DEPS ...])
+#   One static library per module. Includes are rooted at the project root, so
+#   code writes #include "reports/finding.h". Flags come from hn_warnings.
+function(hn_module target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE hn_warnings hn_sanitize ${ARG_PRIVATE_DEPS})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# hn_test(<target> LABELS <labels> SOURCES ... DEPS ...)
+#   One Catch2 executable per unit under test; every TEST_CASE becomes a ctest
+#   test carrying LABELS. Exit code 77 means "skipped" (see tests/support/skip.h).
+function(hn_test target)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_executable(${target} ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_sanitize)
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  catch_discover_tests(${target}
+    TEST_PREFIX "${target}:"
+    PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT}
+    DISCOVERY_TIMEOUT 30)
+endfunction()

@@ -1,0 +1,27 @@
+# Build options and the interface targets that carry flags. Nothing here touches
+# directory-wide state: every module links hn_warnings, and the sanitizer
+# interface is linked only when a sanitizer option is on.
+option(HN_BUILD_TESTS "Build the Catch2 tests" ON)
+option(HN_ASAN "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(HN_TSAN "Build with ThreadSanitizer" OFF)
+
+if(HN_ASAN AND HN_TSAN)
+  message(FATAL_ERROR "HN_ASAN and HN_TSAN cannot be combined")
+endif()
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+add_library(hn_warnings INTERFACE)
+target_compile_features(hn_warnings INTERFACE cxx_std_20)
+target_compile_options(hn_warnings INTERFACE -Wall -Wextra)
+
+add_library(hn_sanitize INTERFACE)
+if(HN_ASAN)
+  target_compile_options(hn_sanitize INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
+  target_link_options(hn_sanitize INTERFACE -fsanitize=address,undefined)
+elseif(HN_TSAN)
+  target_compile_options(hn_sanitize INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+  target_link_options(hn_sanitize INTERFACE -fsanitize=thread)
+endif()
