@@ -135,6 +135,9 @@ YAML::Node YamlMap::get(std::string_view key) {
   if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
   const YAML::Node& cn = node_;
   YAML::Node child = cn[std::string(key)];
+  // An absent key yields yaml-cpp's "invalid" node, which throws on most uses;
+  // hand back a valid Undefined node instead.
+  if (!child) return YAML::Node(YAML::NodeType::Undefined);
   return child;
 }
 

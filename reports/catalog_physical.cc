@@ -28,6 +28,9 @@ constexpr CatalogEntry kEntries[] = {
      "{nic} runs at {speed_mbps} Mb/s, plane {plane} expects at least {expected_mbps} Mb/s",
      "Check autonegotiation and the link partner with `ethtool {nic}`; reseat or replace the "
      "cable or transceiver."},
+    {"HW-RDMA-INVENTORY", Layer::kL7, "RDMA devices",
+     "{count} RDMA device(s): {devices}", "no RDMA devices: {devices}",
+     "Load the RDMA driver or check the HCA; `ibv_devices` lists what the kernel sees."},
     {"HW-RDMA-DEVICE", Layer::kL7, "expected RDMA device present",
      "RDMA device {device} of plane {plane} is present",
      "RDMA device {device} expected by plane {plane} is not present; devices here: {found}",

@@ -1,0 +1,11 @@
+# hn_embed_text(<out_cc> <namespace> <symbol> <input file>)
+#   Generates a .cc defining `const char* const <symbol>` with the file's text,
+#   regenerated whenever the file changes.
+function(hn_embed_text out_cc ns symbol input)
+  set(script ${PROJECT_SOURCE_DIR}/cmake/HnEmbedScript.cmake)
+  add_custom_command(
+    OUTPUT ${out_cc}
+    COMMAND ${CMAKE_COMMAND} -DIN=${input} -DOUT=${out_cc} -DNS=${ns} -DSYM=${symbol} -P ${script}
+    DEPENDS ${input} ${script}
+    COMMENT "Embedding ${input}")
+endfunction()

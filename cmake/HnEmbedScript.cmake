@@ -1,0 +1,6 @@
+file(READ ${IN} content)
+string(FIND "${content}" ")HNEMBED\"" clash)
+if(NOT clash EQUAL -1)
+  message(FATAL_ERROR "${IN} contains the raw-string delimiter )HNEMBED\"")
+endif()
+file(WRITE ${OUT} "// Generated from ${IN}; do not edit.\nnamespace ${NS} {\nextern const char* const ${SYM};\nconst char* const ${SYM} = R\"HNEMBED(${content})HNEMBED\";\n}\n")

@@ -1,0 +1,125 @@
+#include "preflight/cli.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "compat/input_error.h"
+#include "preflight/command.h"
+
+namespace hn::preflight {
+
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit codes:\n"
+    "  0  all checks passed (warnings allowed unless --strict)\n"
+    "  1  at least one check failed (or warned, with --strict)\n"
+    "  2  bad usage or invalid input (unknown command or option, malformed profile)\n"
+    "  3  the tool could not run a check (internal error)\n";
+
+void print_main_help(std::ostream& os) {
+  os << "hnprecheck " << tool_version()
+     << ": pre-flight checks and certification for AI training clusters\n\n"
+        "Usage: hnprecheck <command> [options]\n"
+        "       hnprecheck <command> --help\n\nCommands:\n";
+  for (const auto& c : command_table()) {
+    std::string name = c.name;
+    name.resize(std::max<size_t>(name.size(), 11), ' ');
+    os << "  " << name << c.summary << "\n";
+  }
+  os << "\n" << kExitCodes;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const auto& c : command_table())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string command_names() {
+  std::string s;
+  for (const auto& c : command_table()) s += (s.empty() ? "" : ", ") + c.name;
+  return s;
+}
+
+int usage_error(const std::string& where, const std::string& what, const std::string& hint) {
+  std::cerr << where << ": " << what << "\n" << hint << "\n";
+  return 2;
+}
+
+int dispatch(const Command& cmd, const std::vector<std::string>& args) {
+  const std::string prog = "hnprecheck " + cmd.name;
+  po::options_description desc("Options");
+  po::positional_options_description pos;
+  desc.add_options()("help,h", "show this help");
+  cmd.add_options(desc, pos);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "Usage: " << cmd.usage << "\n\n" << cmd.summary << "\n";
+      if (!cmd.details.empty()) std::cout << "\n" << cmd.details << "\n";
+      std::cout << "\n" << desc << "\n" << kExitCodes;
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    return usage_error(prog, "unknown option '" + e.get_option_name() + "'",
+                       "Run '" + prog + " --help' for the options.");
+  } catch (const po::too_many_positional_options_error&) {
+    return usage_error(prog, "too many arguments", "Usage: " + cmd.usage);
+  } catch (const po::error& e) {
+    return usage_error(prog, e.what(), "Run '" + prog + " --help' for the options.");
+  }
+  try {
+    return cmd.run(vm);
+  } catch (const compat::InputError& e) {
+    std::cerr << prog << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << prog << ": could not run: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+      print_main_help(std::cerr);
+      return 2;
+    }
+    const std::string& first = args.front();
+    if (first == "--help" || first == "-h" || first == "help") {
+      if (args.size() > 1) {
+        if (const Command* c = find_command(args[1])) return dispatch(*c, {"--help"});
+        return usage_error("hnprecheck", "unknown command '" + args[1] + "'",
+                           "Commands: " + command_names());
+      }
+      print_main_help(std::cout);
+      return 0;
+    }
+    if (first == "--version") {
+      std::cout << "hnprecheck " << tool_version() << "\n";
+      return 0;
+    }
+    if (!first.empty() && first[0] == '-')
+      return usage_error("hnprecheck", "unknown option '" + first + "' (expected a command first)",
+                         "Commands: " + command_names() + ". Run 'hnprecheck --help'.");
+    const Command* cmd = find_command(first);
+    if (!cmd)
+      return usage_error("hnprecheck", "unknown command '" + first + "'",
+                         "Commands: " + command_names() + ". Run 'hnprecheck --help'.");
+    return dispatch(*cmd, std::vector<std::string>(args.begin() + 1, args.end()));
+  } catch (const std::exception& e) {
+    std::cerr << "hnprecheck: internal error: " << e.what() << "\n";
+    return 3;
+  } catch (...) {
+    std::cerr << "hnprecheck: internal error\n";
+    return 3;
+  }
+}
+
+}  // namespace hn::preflight

@@ -1,0 +1,16 @@
+#include "preflight/commands/commands.h"
+
+namespace hn::preflight {
+
+const std::vector<Command>& command_table() {
+  static const std::vector<Command> table = {
+      commands::node(),
+      commands::snapshot(),
+      commands::diff(),
+  };
+  return table;
+}
+
+const char* tool_version() { return HN_VERSION; }
+
+}  // namespace hn::preflight

@@ -1,0 +1,12 @@
+#pragma once
+// Each subcommand's table row, defined in commands/<name>.cc.
+
+#include "preflight/command.h"
+
+namespace hn::preflight::commands {
+
+Command node();
+Command snapshot();
+Command diff();
+
+}  // namespace hn::preflight::commands

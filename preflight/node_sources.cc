@@ -1,0 +1,23 @@
+#include "preflight/node_sources.h"
+
+#include "preflight/report_output.h"
+#include "probes/snapshot.h"
+#include "stack/l6_netplane/source.h"
+#include "stack/l7_physical/source.h"
+
+namespace hn::preflight {
+
+probes::NodeSources open_live_sources() {
+  probes::NodeSources s;
+  s.physical = stack::physical::make_live_source();
+  s.netplane = stack::netplane::make_live_netplane_source();
+  s.hostname = local_hostname();
+  s.live = true;
+  return s;
+}
+
+probes::NodeSources open_snapshot_sources(const std::string& path) {
+  return probes::sources_from_snapshot(probes::load_snapshot_file(path));
+}
+
+}  // namespace hn::preflight

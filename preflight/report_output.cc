@@ -1,0 +1,74 @@
+#include "preflight/report_output.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
+#include "compat/input_error.h"
+#include "reports/atomic_file.h"
+#include "reports/ctrf_report.h"
+#include "reports/json_report.h"
+#include "reports/junit_report.h"
+#include "reports/text_report.h"
+
+namespace hn::preflight {
+
+namespace {
+struct Format {
+  const char* option;
+  std::string (*render)(const reports::Report&);
+};
+constexpr Format kFormats[] = {
+    {"json", reports::render_json},
+    {"junit", reports::render_junit},
+    {"ctrf", reports::render_ctrf},
+};
+}  // namespace
+
+void check_output_options(const boost::program_options::variables_map& vm) {
+  int on_stdout = 0;
+  for (const auto& f : kFormats)
+    if (vm.count(f.option) && vm[f.option].as<std::string>() == "-") ++on_stdout;
+  if (on_stdout > 1)
+    throw compat::InputError("command line", 0, 0, "",
+                             "only one of --json, --junit, --ctrf can write to stdout ('-')");
+  for (const auto& f : kFormats)
+    if (vm.count(f.option) && vm[f.option].as<std::string>().empty())
+      throw compat::InputError("command line", 0, 0, std::string("--") + f.option,
+                               "needs a file path or '-'");
+}
+
+void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm) {
+  bool stdout_taken = false;
+  for (const auto& f : kFormats) {
+    if (!vm.count(f.option)) continue;
+    const std::string& path = vm[f.option].as<std::string>();
+    stdout_taken = stdout_taken || path == "-";
+    reports::write_output(path, f.render(report));
+  }
+  bool quiet = vm.count("quiet") && vm["quiet"].as<bool>();
+  reports::TextOptions opts;
+  opts.verbose = vm.count("verbose") && vm["verbose"].as<bool>();
+  bool no_color = (vm.count("no-color") && vm["no-color"].as<bool>()) || std::getenv("NO_COLOR");
+  std::ostream& os = stdout_taken ? std::cerr : std::cout;
+  opts.color = !no_color && isatty(stdout_taken ? STDERR_FILENO : STDOUT_FILENO);
+  opts.only_problems = quiet;
+  os << reports::render_text(report, opts);
+  os.flush();
+}
+
+std::string local_hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace hn::preflight

@@ -1,0 +1,34 @@
+#pragma once
+// What node probes read from: the sources of every layer, live or replayed
+// from a snapshot, plus who this node is in the profile. Held by shared_ptr
+// because in-process probes run on threads that may outlive a deadline.
+
+#include <memory>
+#include <string>
+
+#include "probes/profile.h"
+#include "stack/l6_netplane/source.h"
+#include "stack/l7_physical/source.h"
+
+namespace hn::probes {
+
+struct NodeSources {
+  std::shared_ptr<const stack::physical::PhysicalSource> physical;
+  std::shared_ptr<const stack::netplane::NetplaneSource> netplane;
+  std::string hostname;
+  bool live = true;  // false when replaying a snapshot
+};
+
+struct NodeContext {
+  std::shared_ptr<const Profile> profile;
+  NodeSources sources;
+  const NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
+};
+
+// This node's entry: the one named `requested` (throws compat::InputError if
+// the profile has no such node), else the one named like the hostname (or
+// its short form), else nullptr.
+const NodeSpec* identify_node(const Profile& profile, const std::string& hostname,
+                              const std::string& requested);
+
+}  // namespace hn::probes

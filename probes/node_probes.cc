@@ -1,0 +1,33 @@
+#include "probes/node_probes.h"
+
+#include "probes/physical_probes.h"
+
+namespace hn::probes {
+
+namespace {
+using Check = std::vector<reports::Finding> (*)(const NodeContext&);
+
+Probe in_process(const char* name, reports::Layer layer, Check check,
+                 std::shared_ptr<const NodeContext> ctx) {
+  Probe p;
+  p.name = name;
+  p.layer = layer;
+  p.isolation = Isolation::kInProcess;
+  p.deadline = std::chrono::milliseconds(2000);
+  p.run = [check, ctx] { return check(*ctx); };
+  return p;
+}
+}  // namespace
+
+std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
+  using reports::Layer;
+  std::vector<Probe> out;
+  out.push_back(in_process("physical.nics", Layer::kL7, check_plane_nics, ctx));
+  out.push_back(in_process("physical.rdma", Layer::kL7, check_rdma, ctx));
+  out.push_back(in_process("physical.accelerators", Layer::kL7, check_accelerators, ctx));
+  out.push_back(in_process("physical.thermal", Layer::kL7, check_thermal, ctx));
+  out.push_back(in_process("physical.memory", Layer::kL7, check_memory_cpu, ctx));
+  return out;
+}
+
+}  // namespace hn::probes

@@ -1,0 +1,36 @@
+#pragma once
+// A node snapshot: everything the node probes read, captured to one YAML
+// file so that the same probes can replay it (`node --snapshot`), and two
+// captures can be compared (`diff`). Layout:
+//   version: 1
+//   hostname: node0
+//   captured_at: 2026-11-29T16:00:00Z
+//   tool_version: 0.1.0
+//   physical: {...}   stack/l7_physical/snapshot_yaml.h
+//   netplane: {...}   stack/l6_netplane/snapshot_yaml.h
+// Loading rejects unknown keys and a version other than 1 (compat::InputError).
+
+#include <string>
+
+#include "probes/node_context.h"
+#include "stack/l6_netplane/state.h"
+#include "stack/l7_physical/inventory.h"
+
+namespace hn::probes {
+
+struct Snapshot {
+  int version = 1;
+  std::string hostname;
+  std::string captured_at;
+  std::string tool_version;
+  stack::physical::Inventory physical;
+  stack::netplane::NetState netplane;
+};
+
+Snapshot capture_snapshot(const NodeSources& sources, const std::string& tool_version);
+std::string snapshot_to_yaml(const Snapshot& snapshot);
+Snapshot parse_snapshot(const std::string& text, const std::string& source_name);
+Snapshot load_snapshot_file(const std::string& path);
+NodeSources sources_from_snapshot(const Snapshot& snapshot);
+
+}  // namespace hn::probes

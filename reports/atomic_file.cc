@@ -1,0 +1,113 @@
+#include "reports/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace hn::reports {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const char* step, int err) {
+  throw std::runtime_error("cannot write " + path + ": " + step + ": " + std::strerror(err));
+}
+
+void write_all(int fd, const std::string& content, const std::string& path) {
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write", errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// umask() can only be read by setting it, which races with other threads
+// creating files; the kernel also reports it in /proc/self/status.
+mode_t current_umask() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("Umask:", 0) == 0)
+      return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  return 022;
+}
+
+// Removes the temp file unless released, so every early exit cleans up.
+class TempFile {
+ public:
+  TempFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  // close() can report a deferred write error (NFS), so it is checked.
+  int close() {
+    int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+  void release() { path_.clear(); }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+void write_stdout(const std::string& content) {
+  if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
+      std::fflush(stdout) != 0)
+    fail("-", "stdout", errno);
+}
+
+}  // namespace
+
+void write_output(const std::string& path, const std::string& content) {
+  if (path == "-") return write_stdout(content);
+  if (path.empty()) throw std::runtime_error("cannot write an output file with an empty name");
+
+  std::string::size_type slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.empty()) throw std::runtime_error("cannot write " + path + ": names a directory");
+
+  // Hidden and named after the target, so a leftover (power loss) explains itself.
+  std::string templ = dir + "/." + base + ".tmp-XXXXXX";
+  int fd = ::mkostemp(templ.data(), O_CLOEXEC);  // not inherited by forked probes
+  if (fd < 0) fail(path, "create temp file", errno);
+  TempFile tmp(templ, fd);
+
+  struct stat st {};
+  mode_t mode = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (st.st_mode & 07777)
+                                                                       : (0666 & ~current_umask());
+  if (::fchmod(tmp.fd(), mode) != 0) fail(path, "chmod temp file", errno);
+  write_all(tmp.fd(), content, path);
+  if (::fsync(tmp.fd()) != 0) fail(path, "fsync", errno);
+  if (tmp.close() != 0) fail(path, "close", errno);
+  if (::rename(tmp.path().c_str(), path.c_str()) != 0) fail(path, "rename", errno);
+  tmp.release();
+
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) fail(path, "open directory", errno);
+  int rc = ::fsync(dfd);
+  int err = errno;
+  ::close(dfd);
+  // Some file systems cannot fsync a directory; the data itself is synced.
+  if (rc != 0 && err != EINVAL && err != EROFS) fail(path, "fsync directory", err);
+}
+
+}  // namespace hn::reports

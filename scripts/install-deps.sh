@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hnprecheck needs, and nothing else.
+#   scripts/install-deps.sh            build dependencies
+#   scripts/install-deps.sh --test     + what the test suite uses (netns, FUSE, MPI, ...)
+#   scripts/install-deps.sh --bench    + the peers the benchmarks compare against
+# Idempotent and silent when everything is present. As root it installs what
+# is missing; otherwise it prints the one apt-get line to run and exits 1.
+set -euo pipefail
+
+build_pkgs=(
+  g++ cmake ninja-build pkg-config
+  libboost-program-options-dev libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev
+  libyaml-cpp-dev libtoml11-dev nlohmann-json3-dev libssl-dev catch2
+)
+test_pkgs=(iproute2)
+bench_pkgs=()
+
+want=("${build_pkgs[@]}")
+for arg in "$@"; do
+  case "$arg" in
+    --test) want+=("${test_pkgs[@]}") ;;
+    --bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+    *) echo "install-deps.sh: unknown option '$arg' (expected --test or --bench)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "Missing packages. Run as root:" >&2
+  echo "  apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/hn-apt.log 2>&1; then
+  apt-get update -qq >/tmp/hn-apt.log 2>&1
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >>/tmp/hn-apt.log 2>&1 ||
+    { cat /tmp/hn-apt.log >&2; exit 1; }
+fi

@@ -1,0 +1,119 @@
+// Drives build/bin/hnprecheck as a user would: exit codes, error messages and
+// the machine-readable outputs.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+using hn::test::run_process;
+using hn::test::TempDir;
+
+namespace {
+hn::test::ProcessResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), HN_BINARY);
+  return run_process(args, 60);
+}
+}  // namespace
+
+TEST_CASE("cli: help lists every command and the exit codes") {
+  auto r = cli({"--help"});
+  CHECK(r.exit_code == 0);
+  for (const char* cmd : {"node", "snapshot", "diff"}) CHECK_THAT(r.out, Catch::Contains(cmd));
+  CHECK_THAT(r.out, Catch::Contains("3  the tool could not run a check"));
+  auto n = cli({"node", "--help"});
+  CHECK(n.exit_code == 0);
+  CHECK_THAT(n.out, Catch::Contains("--profile"));
+  CHECK_THAT(n.out, Catch::Contains("--timeout"));
+}
+
+TEST_CASE("cli: unknown commands and options are rejected by name with exit 2") {
+  auto r = cli({"nodes"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown command 'nodes'"));
+  r = cli({"node", "--bogus"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown option '--bogus'"));
+  r = cli({"--frobnicate"});
+  CHECK(r.exit_code == 2);
+  CHECK(cli({}).exit_code == 2);
+  r = cli({"node", "--timeout", "0"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--timeout"));
+  r = cli({"node", "--json", "-", "--ctrf", "-"});
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("cli: a missing or malformed profile is exit 2 with file:line") {
+  TempDir dir;
+  auto r = cli({"node", "--profile", dir.path() + "/nope.yaml"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("nope.yaml: cannot open"));
+  std::string bad = dir.write("bad.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nic: [\n");
+  r = cli({"node", "--profile", bad});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(bad + ":"));
+  std::string typo = dir.write("typo.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nick: eth0}\n");
+  r = cli({"node", "--profile", typo});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(typo + ":3:") && Catch::Contains("unknown key 'nick'"));
+}
+
+TEST_CASE("cli: the embedded default profile passes on this machine and --json - parses") {
+  auto r = cli({"node", "--json", "-"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema_version") == 1);
+  CHECK(j.at("command") == "node");
+  CHECK(j.at("summary").at("fail") == 0);
+  CHECK(j.at("findings").size() > 0);
+  CHECK_THAT(r.err, Catch::Contains("L7 physical"));  // text moved to stderr
+}
+
+TEST_CASE("cli: a profile naming a NIC that does not exist fails and names it") {
+  TempDir dir;
+  std::string p = dir.write("p.yaml",
+                            "version: 1\nplanes:\n  - {name: param0, type: parameter, nic: hnzz9}\n");
+  std::string junit = dir.path() + "/r.xml", ctrf = dir.path() + "/r.ctrf.json";
+  auto r = cli({"node", "--profile", p, "--junit", junit, "--ctrf", ctrf, "--no-color"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("HW-NIC-PRESENT") && Catch::Contains("hnzz9"));
+  std::ifstream jf(junit);
+  std::string xml((std::istreambuf_iterator<char>(jf)), {});
+  CHECK_THAT(xml, Catch::Contains("<failure"));
+  std::ifstream cf(ctrf);
+  auto c = nlohmann::json::parse(cf);
+  CHECK(c.at("results").at("summary").at("failed") >= 1);
+}
+
+TEST_CASE("cli: snapshot, replay and diff") {
+  TempDir dir;
+  std::string snap = dir.path() + "/a.yaml";
+  CHECK(cli({"snapshot"}).exit_code == 2);
+  auto r = cli({"snapshot", "--out", snap});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  r = cli({"node", "--snapshot", snap, "--no-color"});
+  CHECK(r.exit_code == 0);
+  CHECK(cli({"diff", snap, snap}).exit_code == 0);
+
+  std::ifstream in(snap);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto pos = text.find("mtu: 65536");
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, 10, "mtu: 1500");
+  std::string b = dir.write("b.yaml", text);
+  r = cli({"diff", snap, b, "--json", "-"});
+  CHECK(r.exit_code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("differences").size() == 1);
+  CHECK(j["differences"][0]["entity"] == "physical/links/lo");
+  CHECK(j["differences"][0]["b"] == "1500");
+
+  std::string broken = dir.write("broken.yaml", "version: 1\nphysical: {linkz: []}\n");
+  r = cli({"diff", snap, broken});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("broken.yaml:2"));
+}

@@ -1,0 +1,96 @@
+#include "probes/profile.h"
+
+#include <catch2/catch.hpp>
+
+#include "compat/input_error.h"
+
+using hn::compat::InputError;
+using hn::probes::parse_profile;
+
+namespace {
+// Parses and returns the error, failing the test when there is none.
+InputError error_of(const std::string& text) {
+  try {
+    parse_profile(text, "p.yaml");
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("profile was accepted: " << text);
+  throw;  // unreachable
+}
+}  // namespace
+
+TEST_CASE("the DESIGN.md example profile parses completely") {
+  auto p = hn::probes::load_profile_file(HN_FIXTURE_DIR "/profiles/full.yaml");
+  CHECK(p.cluster == "demo");
+  REQUIRE(p.planes.size() == 3);
+  const auto& param = p.planes[0];
+  CHECK(param.type == hn::stack::netplane::PlaneType::kParameter);
+  CHECK(param.subnets.at(0).str() == "10.10.0.0/24");
+  CHECK(param.vlan == 100);
+  CHECK(param.vlan_parent == "ens1f0");
+  CHECK(param.mtu == 9000);
+  CHECK(param.min_speed_mbps == 100000);
+  REQUIRE(param.rdma.has_value());
+  CHECK(param.rdma->gid_type == "RoCE v2");
+  CHECK(param.rdma->gid_index == 3);
+  CHECK(p.planes[1].subnets.size() == 2);
+  CHECK(p.planes[2].peers == std::vector<std::string>{"10.30.0.254"});
+  REQUIRE(p.nodes.size() == 2);
+  CHECK(p.nodes[1].nics.at("param0") == "ens2f0");
+  REQUIRE(p.storage.mounts.size() == 1);
+  CHECK(p.storage.mounts[0].fstypes.size() == 3);
+  CHECK(p.storage.mounts[0].forbid_options == std::vector<std::string>{"soft"});
+  CHECK(p.storage.jitter.block_bytes == 4096);
+  CHECK(p.storage.jitter.fail.p999_ms == 500);
+  CHECK(p.physical.accelerators->count == 8);
+  CHECK(p.comm.pfc_priority == 4);
+  CHECK(p.domains.at(0).nodes.size() == 2);
+}
+
+TEST_CASE("the embedded default profile parses") {
+  auto p = hn::probes::default_profile();
+  CHECK(p.source == "embedded:default");
+  REQUIRE(p.planes.size() == 1);
+  CHECK(p.planes[0].nic == "auto");
+}
+
+TEST_CASE("invalid profiles name file, line and field") {
+  struct Case {
+    const char* text;
+    int line;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"version: 2\n", 1, "version: value 2 is out of range [1, 1]"},
+      {"cluster: x\n", 1, "version: missing required field"},
+      {"version: 1\nplanez: []\n", 2, "unknown key 'planez'"},
+      {"version: 1\nplanes:\n  - {name: a, type: param, nic: eth0}\n", 3, "unknown plane type 'param'"},
+      {"version: 1\nplanes:\n  - name: a\n    type: parameter\n    nic: eth0\n    mtu: big\n", 6,
+       "planes[0].mtu: expected an integer"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.0.0.1/24}\n", 3, "host bits"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter}\n", 3, "needs a nic or a subnet"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, vlan: 5000}\n", 3, "[1, 4094]"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e}\n  - {name: a, type: data, nic: f}\n",
+       4, "used twice"},  // the second declaration is the error
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, rdma: {gid_type: v3}}\n", 3,
+       "unknown gid_type"},
+      {"version: 1\nphysical: {accelerators: {vendor: intel, count: 1}}\n", 2, "unknown vendor"},
+      {"version: 1\nstorage:\n  mounts:\n    - path: relative\n", 4, "absolute path"},
+      {"version: 1\nstorage:\n  jitter: {block: 4Q}\n", 3, "invalid size '4Q'"},
+      {"version: 1\nstorage:\n  jitter: {workloads: [sync_write, fly]}\n", 3, "unknown workload 'fly'"},
+      {"version: 1\nplanes:\n  - {name: p, type: parameter, subnet: 10.0.0.0/24}\nnodes:\n"
+       "  - {name: n0, addresses: {p: 10.1.0.1}}\n", 5, "outside the subnet"},
+      {"version: 1\nnodes:\n  - {name: n0, addresses: {nope: 10.1.0.1}}\n", 3, "not declared"},
+      {"version: 1\ncomm: {library: nccl, pfc_priority: 9}\n", 2, "[0, 7]"},
+      {"version: 1\nplanes: [1, 2\n", 3, "malformed YAML"},  // the parser notices at EOF
+      {"", 0, "empty"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    InputError e = error_of(c.text);
+    CHECK(e.file() == "p.yaml");
+    CHECK(e.line() == c.line);
+    CHECK_THAT(std::string(e.what()), Catch::Contains(c.needle));
+  }
+}

@@ -1,0 +1,52 @@
+#include "probes/snapshot_diff.h"
+
+#include <catch2/catch.hpp>
+
+using hn::probes::diff_snapshots;
+
+namespace {
+const char* kA = R"(version: 1
+hostname: a
+captured_at: x
+physical:
+  links:
+    - {name: eth0, mtu: 1500, rx_bytes: 10}
+    - {name: eth1, mtu: 9000}
+  memory: {total_kib: 100, available_kib: 50}
+netplane:
+  routes:
+    - {table: 254, dst: default, oif: eth0}
+)";
+const char* kB = R"(version: 1
+hostname: b
+captured_at: y
+physical:
+  links:
+    - {name: eth1, mtu: 1500}
+    - {name: eth0, mtu: 1500, rx_bytes: 99}
+    - {name: eth2, mtu: 1500}
+  memory: {total_kib: 100, available_kib: 40}
+netplane:
+  routes:
+    - {table: 254, dst: default, oif: eth1}
+)";
+}  // namespace
+
+TEST_CASE("diff matches list items by key, not position, and skips volatile fields") {
+  auto d = diff_snapshots(YAML::Load(kA), YAML::Load(kB), false);
+  REQUIRE(d.size() == 3);
+  CHECK(d[0].entity == "physical/links/eth1");
+  CHECK(d[0].field == "mtu");
+  CHECK(d[0].a == "9000");
+  CHECK(d[0].b == "1500");
+  CHECK(d[1].entity == "netplane/routes/table 254 default");
+  CHECK(d[1].field == "oif");
+  CHECK(d[2].entity == "physical/links/eth2");
+  CHECK(d[2].a == "(absent)");
+}
+
+TEST_CASE("volatile fields appear on request; identical snapshots have no diff") {
+  auto d = diff_snapshots(YAML::Load(kA), YAML::Load(kB), true);
+  CHECK(d.size() == 5);
+  CHECK(diff_snapshots(YAML::Load(kA), YAML::Load(kA), true).empty());
+}

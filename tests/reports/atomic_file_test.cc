@@ -1,0 +1,102 @@
+#include "reports/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "tests/support/temp_dir.h"
+
+using namespace hn::reports;
+namespace fs = std::filesystem;
+
+namespace {
+// Everything in dir except the names given: a leftover temp file shows up here.
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+TEST_CASE("write_output creates a file with the content and no leftovers") {
+  hn::test::TempDir dir;
+  std::string path = dir.path() + "/report.json";
+  write_output(path, "{\"a\":1}\n");
+  CHECK(hn::test::read_file(path) == "{\"a\":1}\n");
+  CHECK(entries(dir.path()) == std::vector<std::string>{"report.json"});
+
+  // Mode follows the umask like any new file, not mkstemp's 0600.
+  mode_t old = ::umask(027);
+  write_output(dir.path() + "/masked", "x");
+  ::umask(old);
+  struct stat st {};
+  REQUIRE(::stat((dir.path() + "/masked").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+}
+
+TEST_CASE("write_output replaces an existing file whole and keeps its mode") {
+  hn::test::TempDir dir;
+  std::string path = dir.write("out.xml", std::string(10000, 'o'));
+  REQUIRE(::chmod(path.c_str(), 0604) == 0);
+  write_output(path, "short");
+  CHECK(hn::test::read_file(path) == "short");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0604);
+  CHECK(entries(dir.path()) == std::vector<std::string>{"out.xml"});
+}
+
+TEST_CASE("write_output of empty content and to a relative path") {
+  hn::test::TempDir dir;
+  std::string cwd = fs::current_path();
+  REQUIRE(::chdir(dir.path().c_str()) == 0);
+  write_output("rel.txt", "");
+  REQUIRE(::chdir(cwd.c_str()) == 0);
+  CHECK(fs::file_size(dir.path() + "/rel.txt") == 0);
+}
+
+TEST_CASE("write_output into a missing directory names the path and the error") {
+  hn::test::TempDir dir;
+  std::string path = dir.path() + "/no/such/dir/report.json";
+  CHECK_THROWS_WITH(write_output(path, "x"),
+                    Catch::Contains(path) && Catch::Contains("No such file or directory"));
+}
+
+TEST_CASE("a failed rename removes the temp file and leaves the target alone") {
+  hn::test::TempDir dir;
+  // A non-empty directory cannot be replaced by a file.
+  dir.write("target/keep", "precious");
+  std::string path = dir.path() + "/target";
+  CHECK_THROWS_WITH(write_output(path, "new"), Catch::Contains(path) && Catch::Contains("rename") &&
+                                                   Catch::Contains("Is a directory"));
+  CHECK(entries(dir.path()) == std::vector<std::string>{"target"});
+  CHECK(hn::test::read_file(path + "/keep") == "precious");
+}
+
+TEST_CASE("write_output rejects a path that names a directory") {
+  CHECK_THROWS_AS(write_output("", "x"), std::runtime_error);
+  CHECK_THROWS_AS(write_output("/tmp/", "x"), std::runtime_error);
+}
+
+TEST_CASE("write_output \"-\" writes to stdout") {
+  hn::test::TempDir dir;
+  std::string captured = dir.path() + "/stdout";
+  std::fflush(stdout);
+  int saved = ::dup(STDOUT_FILENO);
+  int fd = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(saved >= 0);
+  REQUIRE(fd >= 0);
+  ::dup2(fd, STDOUT_FILENO);
+  ::close(fd);
+  write_output("-", "to stdout\n");
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  CHECK(hn::test::read_file(captured) == "to stdout\n");
+  CHECK_FALSE(fs::exists("-"));
+}
