@@ -21,15 +21,20 @@ measure() {  # label, args...
     t1=$(date +%s%N)
     times+=($(( (t1 - t0) / 1000 )))
   done
-  printf '%s\n' "${times[@]}" | sort -n | awk -v label="$label" -v runs="$runs" '
+  printf '%s\n' "${times[@]}" | sort -n | awk -v label="$label" -v runs="$runs" -v jsonfile="$json" '
     { v[NR] = $1 }
     END {
       p50 = v[int((NR + 1) * 0.50)]; p90 = v[int((NR + 1) * 0.90)]; mx = v[NR]; mn = v[1]
       printf "%-28s %6d %10.2f %10.2f %10.2f %10.2f\n", label, runs, mn/1000, p50/1000, p90/1000, mx/1000
-      printf "{\"bench\":\"node_latency\",\"case\":\"%s\",\"runs\":%d,\"min_ms\":%.2f,\"p50_ms\":%.2f,\"p90_ms\":%.2f,\"max_ms\":%.2f}\n", label, runs, mn/1000, p50/1000, p90/1000, mx/1000 > "/dev/stderr"
+      printf "{\"bench\":\"node_latency\",\"case\":\"%s\",\"runs\":%d,\"min_ms\":%.2f,\"p50_ms\":%.2f,\"p90_ms\":%.2f,\"max_ms\":%.2f}\n", label, runs, mn/1000, p50/1000, p90/1000, mx/1000 >> jsonfile
     }'
 }
 
+json=$(mktemp)
+trap 'rm -f "$json"' EXIT
 printf '%-28s %6s %10s %10s %10s %10s\n' case runs min_ms p50_ms p90_ms max_ms
 measure "embedded default" 
 for p in "$@"; do measure "$(basename "$p")" --profile "$p"; done
+echo
+echo "# JSON"
+cat "$json"

@@ -110,6 +110,12 @@ void finish_child(Pending& pd, int status, std::vector<Finding>& out) {
         p, std::string("child process killed by signal ") + strsignal(WTERMSIG(status)), elapsed));
     return;
   }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && pd.output.empty()) {
+    out.push_back(error_finding(
+        p, "child process exited with status " + std::to_string(WEXITSTATUS(status)) +
+               " without reporting findings", elapsed));
+    return;
+  }
   try {
     auto j = nlohmann::json::parse(pd.output);
     if (j.is_object() && j.contains("error")) {
