@@ -125,6 +125,7 @@ OpMatrix parse_op_matrix(const std::string& text, const std::string& source) {
     std::string name = yaml_string(it->first, source, "ops");
     if (mx.find(name)) throw_at(it->first, source, "ops." + name, "op listed twice");
     mx.entries.push_back(read_entry(name, it->second, source));
+    mx.entries.back().line = yaml_position(it->first).first;  // the op's own line
   }
   return mx;
 }
