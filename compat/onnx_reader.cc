@@ -15,10 +15,9 @@ std::string onnx_dtype_name(int code) {
   // TensorProto.DataType codes (onnx.proto; 17.. are newer than libonnx 1.12
   // but may appear in files written by newer exporters).
   static constexpr const char* kNames[] = {
-      "",         "f32",        "u8",     "i8",         "u16",  "i16", "i32",
-      "i64",      "string",     "bool",   "f16",        "f64",  "u32", "u64",
-      "c64",      "c128",       "bf16",   "f8e4m3fn",   "f8e4m3fnuz",
-      "f8e5m2",   "f8e5m2fnuz", "u4",     "i4",         "f4e2m1"};
+      "",       "f32",      "u8",         "i8",     "u16",        "i16", "i32", "i64",
+      "string", "bool",     "f16",        "f64",    "u32",        "u64", "c64", "c128",
+      "bf16",   "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "u4",  "i4",  "f4e2m1"};
   if (code >= 0 && code < static_cast<int>(std::size(kNames))) return kNames[code];
   return "dtype<" + std::to_string(code) + ">";
 }
@@ -49,9 +48,12 @@ std::string attribute_text(const onnx::AttributeProto& a) {
   };
   std::string s;
   switch (a.type()) {
-    case onnx::AttributeProto::INT: return std::to_string(a.i());
-    case onnx::AttributeProto::FLOAT: return num(a.f());
-    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::INT:
+      return std::to_string(a.i());
+    case onnx::AttributeProto::FLOAT:
+      return num(a.f());
+    case onnx::AttributeProto::STRING:
+      return a.s();
     case onnx::AttributeProto::INTS:
       for (int i = 0; i < a.ints_size(); ++i) s += (i ? "," : "") + std::to_string(a.ints(i));
       return s;
@@ -61,7 +63,8 @@ std::string attribute_text(const onnx::AttributeProto& a) {
     case onnx::AttributeProto::STRINGS:
       for (int i = 0; i < a.strings_size(); ++i) s += (i ? "," : "") + a.strings(i);
       return s;
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -72,8 +75,10 @@ bool is_scalar_attribute(const onnx::AttributeProto& a) {
     case onnx::AttributeProto::STRING:
     case onnx::AttributeProto::INTS:
     case onnx::AttributeProto::FLOATS:
-    case onnx::AttributeProto::STRINGS: return true;
-    default: return false;
+    case onnx::AttributeProto::STRINGS:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -145,8 +150,7 @@ class Walker {
     for (const auto& a : n.attribute()) {
       if (a.has_g()) walk(a.g(), o_prefix(prefix, name, a.name()), scopes);
       for (int i = 0; i < a.graphs_size(); ++i)
-        walk(a.graphs(i), o_prefix(prefix, name, a.name() + "[" + std::to_string(i) + "]"),
-             scopes);
+        walk(a.graphs(i), o_prefix(prefix, name, a.name() + "[" + std::to_string(i) + "]"), scopes);
     }
   }
 
@@ -164,7 +168,8 @@ class Walker {
 
 OpInventory read_onnx_bytes(const std::string& bytes, const std::string& source_name) {
   onnx::ModelProto model;
-  if (bytes.empty()) throw InputError(source_name, 0, 0, "", "not an ONNX model: the file is empty");
+  if (bytes.empty())
+    throw InputError(source_name, 0, 0, "", "not an ONNX model: the file is empty");
   if (!model.ParseFromString(bytes))
     throw InputError(source_name, 0, 0, "",
                      "not a valid ONNX model: the protobuf does not parse (truncated or corrupt "

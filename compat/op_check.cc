@@ -8,22 +8,32 @@ namespace hn::compat {
 
 const char* to_string(OpClass c) {
   switch (c) {
-    case OpClass::kSupported: return "supported";
-    case OpClass::kUnsupportedOp: return "unsupported-op";
-    case OpClass::kUnsupportedDtype: return "unsupported-dtype";
-    case OpClass::kConstraintViolated: return "constraint-violated";
-    case OpClass::kUnknownMapping: return "unknown-mapping";
+    case OpClass::kSupported:
+      return "supported";
+    case OpClass::kUnsupportedOp:
+      return "unsupported-op";
+    case OpClass::kUnsupportedDtype:
+      return "unsupported-dtype";
+    case OpClass::kConstraintViolated:
+      return "constraint-violated";
+    case OpClass::kUnknownMapping:
+      return "unknown-mapping";
   }
   return "?";
 }
 
 const char* finding_code(OpClass c) {
   switch (c) {
-    case OpClass::kSupported: return "OP-SUPPORTED";
-    case OpClass::kUnsupportedOp: return "OP-UNSUPPORTED-TYPE";
-    case OpClass::kUnsupportedDtype: return "OP-UNSUPPORTED-DTYPE";
-    case OpClass::kConstraintViolated: return "OP-CONSTRAINT";
-    case OpClass::kUnknownMapping: return "OP-UNKNOWN-MAPPING";
+    case OpClass::kSupported:
+      return "OP-SUPPORTED";
+    case OpClass::kUnsupportedOp:
+      return "OP-UNSUPPORTED-TYPE";
+    case OpClass::kUnsupportedDtype:
+      return "OP-UNSUPPORTED-DTYPE";
+    case OpClass::kConstraintViolated:
+      return "OP-CONSTRAINT";
+    case OpClass::kUnknownMapping:
+      return "OP-UNKNOWN-MAPPING";
   }
   return "?";
 }
@@ -35,9 +45,12 @@ bool is_unsupported(OpClass c) {
 
 const char* to_string(InventoryKind k) {
   switch (k) {
-    case InventoryKind::kOnnx: return "onnx";
-    case InventoryKind::kTrace: return "trace";
-    case InventoryKind::kOpList: return "op-list";
+    case InventoryKind::kOnnx:
+      return "onnx";
+    case InventoryKind::kTrace:
+      return "trace";
+    case InventoryKind::kOpList:
+      return "op-list";
   }
   return "?";
 }
@@ -72,9 +85,12 @@ std::string violated(const OpConstraints& c, const OpOccurrence& o) {
 
 const char* naming_name(OpNaming n) {
   switch (n) {
-    case OpNaming::kOnnx: return "onnx";
-    case OpNaming::kAten: return "aten";
-    case OpNaming::kMatrix: return "matrix";
+    case OpNaming::kOnnx:
+      return "onnx";
+    case OpNaming::kAten:
+      return "aten";
+    case OpNaming::kMatrix:
+      return "matrix";
   }
   return "?";
 }
@@ -149,7 +165,9 @@ std::string problem_text(OpClass c, const std::map<std::string, std::string>& pa
     case OpClass::kSupported:
       tmpl = "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}";
       break;
-    case OpClass::kUnsupportedOp: tmpl = "unsupported operator type {op} on {backend}; {where}"; break;
+    case OpClass::kUnsupportedOp:
+      tmpl = "unsupported operator type {op} on {backend}; {where}";
+      break;
     case OpClass::kUnsupportedDtype:
       tmpl = "{op} does not support dtype {dtype} on {backend} (supported: {supported}); {where}";
       break;
@@ -157,8 +175,9 @@ std::string problem_text(OpClass c, const std::map<std::string, std::string>& pa
       tmpl = "{op} ({dtype}) is outside {backend}'s constraints: {violation}; {where}";
       break;
     case OpClass::kUnknownMapping:
-      tmpl = "no mapping from {naming} operator {op} to a name in {backend}'s matrix, so its "
-             "support is unknown; {where}";
+      tmpl =
+          "no mapping from {naming} operator {op} to a name in {backend}'s matrix, so its "
+          "support is unknown; {where}";
       break;
   }
   std::string out;

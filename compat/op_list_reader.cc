@@ -104,8 +104,8 @@ OpInventory read_op_list_text(const std::string& text, const std::string& file) 
     for (std::string s; words >> s;) w.push_back(s);
     if (w.empty()) continue;
     if (w.size() > 3)
-      throw InputError(file, line, 0, "", "expected `OP [DTYPE] [COUNT]`, got " +
-                                              std::to_string(w.size()) + " words");
+      throw InputError(file, line, 0, "",
+                       "expected `OP [DTYPE] [COUNT]`, got " + std::to_string(w.size()) + " words");
     for (unsigned char c : raw)
       if (c < 0x20 && c != '\t' && c != '\r')
         throw InputError(file, line, 0, "", "control character in an op list (binary file?)");

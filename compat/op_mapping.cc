@@ -12,7 +12,8 @@ std::string display_name(const OpOccurrence& o) {
 
 std::optional<std::string> OpMapping::resolve(const OpOccurrence& o) const {
   switch (o.naming) {
-    case OpNaming::kMatrix: return o.op;
+    case OpNaming::kMatrix:
+      return o.op;
     case OpNaming::kOnnx: {
       auto it = onnx.find(display_name(o));
       if (it == onnx.end()) return std::nullopt;
@@ -47,7 +48,8 @@ void read_table(YAML::Node n, const std::string& source, const std::string& fiel
 OpMapping parse_op_mapping(const std::string& text, const std::string& source) {
   YamlMap top(load_yaml_text(text, source), source, "");
   long long version = yaml_int(top.required("version"), source, "version", 1, 1000);
-  if (version != 1) throw_at(top.get("version"), source, "version", "unsupported version (expected 1)");
+  if (version != 1)
+    throw_at(top.get("version"), source, "version", "unsupported version (expected 1)");
   OpMapping m;
   m.source = source;
   read_table(top.get("onnx"), source, "onnx", m.onnx, false);

@@ -9,9 +9,9 @@ namespace hn::compat {
 
 const std::vector<std::string>& known_dtype_names() {
   static const std::vector<std::string> names = {
-      "f32",  "f64", "f16", "bf16",   "i8",       "i16",        "i32",    "i64",
-      "u8",   "u16", "u32", "u64",    "bool",     "string",     "c64",    "c128",
-      "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "u4", "i4", "f4e2m1"};
+      "f32",      "f64",        "f16",    "bf16",       "i8",   "i16",    "i32",   "i64",
+      "u8",       "u16",        "u32",    "u64",        "bool", "string", "c64",   "c128",
+      "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "u4",   "i4",     "f4e2m1"};
   return names;
 }
 
@@ -113,7 +113,8 @@ OpMatrix parse_op_matrix(const std::string& text, const std::string& source) {
   OpMatrix mx;
   mx.source = source;
   long long version = yaml_int(top.required("version"), source, "version", 1, 1000);
-  if (version != 1) throw_at(top.get("version"), source, "version", "unsupported version (expected 1)");
+  if (version != 1)
+    throw_at(top.get("version"), source, "version", "unsupported version (expected 1)");
   mx.backend = top.req_string("backend");
   mx.example = top.opt_bool("example").value_or(false);
   mx.description = top.opt_string("description").value_or("");

@@ -21,7 +21,8 @@ SourceFormat source_format_from_string(const std::string& s) {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 SourceFormat sniff(const std::string& path, const std::string& bytes) {
@@ -43,11 +44,15 @@ OpInventory read_op_source(const std::string& path, SourceFormat format) {
   std::string bytes = read_text_file(path);
   if (format == SourceFormat::kAuto) format = sniff(path, bytes);
   switch (format) {
-    case SourceFormat::kOnnx: return read_onnx_bytes(bytes, path);
-    case SourceFormat::kTrace: return read_trace_text(bytes, path);
-    case SourceFormat::kOpListYaml: return read_op_list_yaml(bytes, path);
+    case SourceFormat::kOnnx:
+      return read_onnx_bytes(bytes, path);
+    case SourceFormat::kTrace:
+      return read_trace_text(bytes, path);
+    case SourceFormat::kOpListYaml:
+      return read_op_list_yaml(bytes, path);
     case SourceFormat::kOpListText:
-    case SourceFormat::kAuto: break;
+    case SourceFormat::kAuto:
+      break;
   }
   return read_op_list_text(bytes, path);
 }

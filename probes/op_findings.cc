@@ -75,14 +75,16 @@ reports::Status op_status(const compat::OpPairResult& p, compat::InventoryKind k
   switch (p.cls) {
     case OpClass::kSupported:
       return p.dtype.empty() && kind != compat::InventoryKind::kOpList ? reports::Status::kWarn
-                                                                         : reports::Status::kPass;
-    case OpClass::kUnknownMapping: return reports::Status::kWarn;
-    default: return reports::Status::kFail;
+                                                                       : reports::Status::kPass;
+    case OpClass::kUnknownMapping:
+      return reports::Status::kWarn;
+    default:
+      return reports::Status::kFail;
   }
 }
 
-std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r,
-                                          const compat::OpMatrix& m, bool prefix_entities) {
+std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const compat::OpMatrix& m,
+                                          bool prefix_entities) {
   std::vector<reports::Finding> out;
   const std::string prefix = prefix_entities ? r.file + ": " : "";
   for (const auto& p : r.pairs) {
@@ -126,26 +128,27 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r,
       {"pairs", std::to_string(r.pairs.size())},
       {"unsupported", std::to_string(unsupported)},
       {"unsupported_pairs", std::to_string(unsupported_pairs)},
-      {"share", percent(static_cast<double>(unsupported), static_cast<double>(r.total_occurrences))},
+      {"share",
+       percent(static_cast<double>(unsupported), static_cast<double>(r.total_occurrences))},
       {"unknown", std::to_string(count(OpClass::kUnknownMapping))},
       {"time", time},
       {"source", std::string(compat::to_string(r.kind)) + ": " + r.detail},
   };
   if (!r.notes.empty()) params["notes"] = join(r.notes, "; ");
-  reports::Status s = unsupported > 0                          ? reports::Status::kFail
+  reports::Status s = unsupported > 0                       ? reports::Status::kFail
                       : count(OpClass::kUnknownMapping) > 0 ? reports::Status::kWarn
-                                                               : reports::Status::kPass;
+                                                            : reports::Status::kPass;
   reports::Finding f = reports::make_finding("OP-MODEL-SUMMARY", s, r.file, params);
   for (OpClass c : {OpClass::kSupported, OpClass::kUnsupportedOp, OpClass::kUnsupportedDtype,
                     OpClass::kConstraintViolated, OpClass::kUnknownMapping}) {
     f.metrics[std::string("pairs_") + compat::to_string(c)] = {static_cast<double>(pairs(c)), ""};
-    f.metrics[std::string("occurrences_") + compat::to_string(c)] = {
-        static_cast<double>(count(c)), ""};
+    f.metrics[std::string("occurrences_") + compat::to_string(c)] = {static_cast<double>(count(c)),
+                                                                     ""};
   }
   f.metrics["unsupported_share"] = {
-      r.total_occurrences > 0 ? 100.0 * static_cast<double>(unsupported) /
-                                    static_cast<double>(r.total_occurrences)
-                              : 0.0,
+      r.total_occurrences > 0
+          ? 100.0 * static_cast<double>(unsupported) / static_cast<double>(r.total_occurrences)
+          : 0.0,
       "%"};
   if (trace)
     f.metrics["unsupported_time_share"] = {

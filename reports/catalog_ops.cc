@@ -42,6 +42,8 @@ constexpr CatalogEntry kEntries[] = {
 };
 }  // namespace
 
-std::span<const CatalogEntry> ops() { return kEntries; }
+std::span<const CatalogEntry> ops() {
+  return kEntries;
+}
 
 }  // namespace hn::reports::catalog_parts

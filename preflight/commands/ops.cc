@@ -66,9 +66,9 @@ const compat::OpMatrix& choose_matrix(const po::variables_map& vm, compat::OpMat
   if (backend == matrix) {
     std::string names;
     for (const auto& n : compat::builtin_matrix_names()) names += (names.empty() ? "" : ", ") + n;
-    throw compat::InputError("command line", 0, 0, "",
-                             "give exactly one of --backend NAME (built in: " + names +
-                                 ") or --matrix FILE");
+    throw compat::InputError(
+        "command line", 0, 0, "",
+        "give exactly one of --backend NAME (built in: " + names + ") or --matrix FILE");
   }
   if (backend) return compat::builtin_matrix(vm["backend"].as<std::string>());
   from_file = compat::load_op_matrix_file(vm["matrix"].as<std::string>());
@@ -100,8 +100,8 @@ int run(const po::variables_map& vm) {
   const compat::OpMatrix& matrix = choose_matrix(vm, file_matrix);
   compat::OpMapping file_mapping;
   if (vm.count("mapping"))
-    file_mapping = compat::parse_op_mapping(
-        compat::read_text_file(vm["mapping"].as<std::string>()), vm["mapping"].as<std::string>());
+    file_mapping = compat::parse_op_mapping(compat::read_text_file(vm["mapping"].as<std::string>()),
+                                            vm["mapping"].as<std::string>());
   const compat::OpMapping& mapping = vm.count("mapping") ? file_mapping : compat::builtin_mapping();
   auto format = compat::source_format_from_string(vm["format"].as<std::string>());
   const auto models = vm["model"].as<std::vector<std::string>>();
@@ -122,13 +122,14 @@ int run(const po::variables_map& vm) {
     files.push_back(file_json(r));
   }
   report.finished_unix_ms = unix_ms_now();
-  report.extra_json["ops"] = json{{"backend", matrix.backend},
-                                  {"matrix", matrix.source},
-                                  {"example_matrix", matrix.example},
-                                  {"mapping", mapping.source},
-                                  {"files", files}}
-                                 .dump();
-  if (vm.count("csv")) reports::write_output(vm["csv"].as<std::string>(), reports::render_migration_csv(report));
+  report.extra_json["ops"] = json{
+      {"backend", matrix.backend},
+      {"matrix", matrix.source},
+      {"example_matrix", matrix.example},
+      {"mapping", mapping.source},
+      {"files", files}}.dump();
+  if (vm.count("csv"))
+    reports::write_output(vm["csv"].as<std::string>(), reports::render_migration_csv(report));
   emit_report(report, vm);
   return reports::exit_code_for(report.findings, vm["strict"].as<bool>());
 }
@@ -138,7 +139,8 @@ int run(const po::variables_map& vm) {
 Command ops() {
   Command c;
   c.name = "ops";
-  c.summary = "operator compatibility of models (ONNX, torch.profiler traces, op lists) with a backend";
+  c.summary =
+      "operator compatibility of models (ONNX, torch.profiler traces, op lists) with a backend";
   c.usage = "hnprecheck ops MODEL... (--backend NAME | --matrix FILE) [--csv PATH] [options]";
   c.details =
       "Reads every operator a model uses, with its dtype, and checks it against the backend's\n"
@@ -154,18 +156,18 @@ Command ops() {
       "first and last trace event index, or the op list's line.\n"
       "Exit 1 when any op is unsupported (unknown mappings only warn; --strict fails them).";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
-    d.add_options()
-        ("model", po::value<std::vector<std::string>>()->value_name("MODEL"), "model files")
-        ("backend", po::value<std::string>()->value_name("NAME"),
-         "a built-in matrix: reference-cpu, example-npu, example-gpu (--list-backends)")
-        ("matrix", po::value<std::string>()->value_name("FILE"), "an operator matrix file (YAML)")
-        ("mapping", po::value<std::string>()->value_name("FILE"),
-         "a mapping table (YAML) instead of the built-in profiles/ops/mapping.yaml")
-        ("format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
-         "auto, onnx, trace, yaml or text (auto: by extension, then by content)")
-        ("csv", po::value<std::string>()->value_name("PATH"),
-         "write the migration-analysis CSV ('-' = stdout)")
-        ("list-backends", po::bool_switch(), "list the built-in matrices and exit");
+    d.add_options()("model", po::value<std::vector<std::string>>()->value_name("MODEL"),
+                    "model files")(
+        "backend", po::value<std::string>()->value_name("NAME"),
+        "a built-in matrix: reference-cpu, example-npu, example-gpu (--list-backends)")(
+        "matrix", po::value<std::string>()->value_name("FILE"), "an operator matrix file (YAML)")(
+        "mapping", po::value<std::string>()->value_name("FILE"),
+        "a mapping table (YAML) instead of the built-in profiles/ops/mapping.yaml")(
+        "format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
+        "auto, onnx, trace, yaml or text (auto: by extension, then by content)")(
+        "csv", po::value<std::string>()->value_name("PATH"),
+        "write the migration-analysis CSV ('-' = stdout)")("list-backends", po::bool_switch(),
+                                                           "list the built-in matrices and exit");
     add_report_options(d);
     p.add("model", -1);
   };

@@ -2,8 +2,11 @@
 
 namespace hn::stack::op {
 
-UnsupportedOpError::UnsupportedOpError(compat::OpClass cls, std::map<std::string, std::string> params)
-    : std::runtime_error(compat::problem_text(cls, params)), cls_(cls), params_(std::move(params)) {}
+UnsupportedOpError::UnsupportedOpError(compat::OpClass cls,
+                                       std::map<std::string, std::string> params)
+    : std::runtime_error(compat::problem_text(cls, params)),
+      cls_(cls),
+      params_(std::move(params)) {}
 
 namespace {
 
@@ -14,7 +17,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 // The node as the matrix check sees it: the dtype and rank of its first input.
-void check_against_matrix(const Node& n, const std::vector<TensorSpec>& in, const compat::OpMatrix& m) {
+void check_against_matrix(const Node& n, const std::vector<TensorSpec>& in,
+                          const compat::OpMatrix& m) {
   compat::OpOccurrence o;
   o.naming = compat::OpNaming::kMatrix;
   o.op = n.op;
@@ -36,15 +40,18 @@ void check_against_matrix(const Node& n, const std::vector<TensorSpec>& in, cons
       {"violation", v.violation},
       {"naming", "matrix"},
       {"replacement", e && !e->replacement.empty() ? e->replacement : m.default_replacement},
-      {"constraints", e && !e->constraints.empty() ? compat::describe(e->constraints) : "its constraints"},
+      {"constraints",
+       e && !e->constraints.empty() ? compat::describe(e->constraints) : "its constraints"},
   };
   throw UnsupportedOpError(v.cls, std::move(params));
 }
 
 }  // namespace
 
-std::map<std::string, TensorSpec> validate(const Graph& g, const std::map<std::string, TensorSpec>& inputs,
-                                           const compat::OpMatrix& backend, const Registry& registry) {
+std::map<std::string, TensorSpec> validate(const Graph& g,
+                                           const std::map<std::string, TensorSpec>& inputs,
+                                           const compat::OpMatrix& backend,
+                                           const Registry& registry) {
   std::map<std::string, TensorSpec> specs;
   for (const auto& name : g.inputs) {
     auto it = inputs.find(name);
@@ -65,10 +72,12 @@ std::map<std::string, TensorSpec> validate(const Graph& g, const std::map<std::s
       throw NoKernelError("node " + n.name + ": " + backend.backend + "'s matrix allows " + n.op +
                           " but L4 has no CPU kernel for it");
     if (static_cast<int>(in.size()) < k->min_inputs || static_cast<int>(in.size()) > k->max_inputs)
-      throw GraphError("node " + n.name + ": " + n.op + " takes " + std::to_string(k->min_inputs) +
-                       (k->max_inputs != k->min_inputs ? ".." + std::to_string(k->max_inputs) : "") +
-                       " inputs, got " + std::to_string(in.size()));
-    if (specs.count(n.output)) throw GraphError("node " + n.name + ": value '" + n.output + "' defined twice");
+      throw GraphError(
+          "node " + n.name + ": " + n.op + " takes " + std::to_string(k->min_inputs) +
+          (k->max_inputs != k->min_inputs ? ".." + std::to_string(k->max_inputs) : "") +
+          " inputs, got " + std::to_string(in.size()));
+    if (specs.count(n.output))
+      throw GraphError("node " + n.name + ": value '" + n.output + "' defined twice");
     try {
       specs[n.output] = k->infer(in, n.attributes);
     } catch (const ShapeError& e) {

@@ -66,7 +66,8 @@ class NoKernelError : public std::runtime_error {
 
 // Checks every node against the matrix and the registry; returns the spec of
 // every value. Throws as above.
-std::map<std::string, TensorSpec> validate(const Graph& g, const std::map<std::string, TensorSpec>& inputs,
+std::map<std::string, TensorSpec> validate(const Graph& g,
+                                           const std::map<std::string, TensorSpec>& inputs,
                                            const compat::OpMatrix& backend,
                                            const Registry& registry = builtin_registry());
 

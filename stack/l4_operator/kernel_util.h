@@ -10,7 +10,7 @@
 namespace hn::stack::op::detail {
 
 inline const std::vector<DType> kFloatTypes = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16};
-inline const std::vector<DType> kAllTypes = {DType::kF32, DType::kF64, DType::kF16,
+inline const std::vector<DType> kAllTypes = {DType::kF32,  DType::kF64, DType::kF16,
                                              DType::kBF16, DType::kI32, DType::kI64};
 
 // Throws ShapeError "<op>: <what>" unless ok.

@@ -69,7 +69,9 @@ Tensor binary_run(const std::vector<const Tensor*>& in, const Attributes& attrs)
   return out;
 }
 
-TensorSpec unary_infer(const std::vector<TensorSpec>& in, const Attributes&) { return in[0]; }
+TensorSpec unary_infer(const std::vector<TensorSpec>& in, const Attributes&) {
+  return in[0];
+}
 
 template <typename F>
 Tensor unary_apply(const Tensor& x, F f) {
@@ -90,7 +92,8 @@ Tensor relu_run(const std::vector<const Tensor*>& in, const Attributes&) {
 // approximate=none: x/2 (1 + erf(x/sqrt 2)); tanh: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 Tensor gelu_run(const std::vector<const Tensor*>& in, const Attributes& attrs) {
   const std::string mode = attr_string(attrs, "approximate", "none");
-  require(mode == "none" || mode == "tanh", "gelu", "approximate must be none or tanh, got " + mode);
+  require(mode == "none" || mode == "tanh", "gelu",
+          "approximate must be none or tanh, got " + mode);
   if (mode == "tanh")
     return unary_apply(*in[0], [](auto v) {
       using C = decltype(v);

@@ -16,11 +16,13 @@ std::vector<std::int64_t> permutation(const Shape& shape, const Attributes& attr
     reversed[i] = static_cast<std::int64_t>(shape.size() - 1 - i);
   auto perm = attr_ints(attrs, "perm", reversed);
   require(perm.size() == shape.size(), "transpose",
-          "perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(shape.size()));
+          "perm has " + std::to_string(perm.size()) + " entries for rank " +
+              std::to_string(shape.size()));
   std::vector<bool> seen(shape.size(), false);
   for (auto p : perm) {
-    require(p >= 0 && p < static_cast<std::int64_t>(shape.size()) && !seen[static_cast<std::size_t>(p)],
-            "transpose", "perm is not a permutation of 0.." + std::to_string(shape.size() - 1));
+    require(
+        p >= 0 && p < static_cast<std::int64_t>(shape.size()) && !seen[static_cast<std::size_t>(p)],
+        "transpose", "perm is not a permutation of 0.." + std::to_string(shape.size() - 1));
     seen[static_cast<std::size_t>(p)] = true;
   }
   return perm;
@@ -29,7 +31,8 @@ std::vector<std::int64_t> permutation(const Shape& shape, const Attributes& attr
 TensorSpec transpose_infer(const std::vector<TensorSpec>& in, const Attributes& attrs) {
   auto perm = permutation(in[0].shape, attrs);
   Shape out(perm.size());
-  for (std::size_t i = 0; i < perm.size(); ++i) out[i] = in[0].shape[static_cast<std::size_t>(perm[i])];
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    out[i] = in[0].shape[static_cast<std::size_t>(perm[i])];
   return {in[0].dtype, out};
 }
 
@@ -48,8 +51,10 @@ Tensor transpose_run(const std::vector<const Tensor*>& in, const Attributes& att
   auto* dst = static_cast<std::byte*>(out.data());
   for (std::int64_t o = 0; o < out.numel(); ++o) {
     std::int64_t off = 0;
-    for (std::size_t d = 0; d < rank; ++d) off += idx[d] * in_stride[static_cast<std::size_t>(perm[d])];
-    std::memcpy(dst + static_cast<std::size_t>(o) * es, src + static_cast<std::size_t>(off) * es, es);
+    for (std::size_t d = 0; d < rank; ++d)
+      off += idx[d] * in_stride[static_cast<std::size_t>(perm[d])];
+    std::memcpy(dst + static_cast<std::size_t>(o) * es, src + static_cast<std::size_t>(off) * es,
+                es);
     for (std::size_t d = rank; d-- > 0;) {
       if (++idx[d] < spec.shape[d]) break;
       idx[d] = 0;
@@ -74,7 +79,8 @@ TensorSpec reshape_infer(const std::vector<TensorSpec>& in, const Attributes& at
       continue;
     }
     if (d == 0) {
-      require(i < in[0].shape.size(), "reshape", "0 at position " + std::to_string(i) + " beyond the input's rank");
+      require(i < in[0].shape.size(), "reshape",
+              "0 at position " + std::to_string(i) + " beyond the input's rank");
       d = in[0].shape[i];
     }
     require(d >= 0, "reshape", "negative dimension " + std::to_string(d));

@@ -53,7 +53,8 @@ Tensor matmul_run(const std::vector<const Tensor*>& in, const Attributes& attrs)
 // table [V, D] indexed by ids (any shape, i32/i64) -> ids.shape + [D].
 TensorSpec embedding_infer(const std::vector<TensorSpec>& in, const Attributes& attrs) {
   require(attr_int(attrs, "axis", 0) == 0, "embedding", "only axis 0 is supported");
-  require(in[0].shape.size() == 2, "embedding", "table must be [V, D], got " + to_string(in[0].shape));
+  require(in[0].shape.size() == 2, "embedding",
+          "table must be [V, D], got " + to_string(in[0].shape));
   require(in[1].dtype == DType::kI32 || in[1].dtype == DType::kI64, "embedding",
           "ids must be i32 or i64, got " + std::string(to_string(in[1].dtype)));
   Shape out = in[1].shape;
@@ -63,7 +64,8 @@ TensorSpec embedding_infer(const std::vector<TensorSpec>& in, const Attributes& 
 
 Tensor embedding_run(const std::vector<const Tensor*>& in, const Attributes& attrs) {
   const Tensor &table = *in[0], &ids = *in[1];
-  TensorSpec spec = embedding_infer({{table.dtype(), table.shape()}, {ids.dtype(), ids.shape()}}, attrs);
+  TensorSpec spec =
+      embedding_infer({{table.dtype(), table.shape()}, {ids.dtype(), ids.shape()}}, attrs);
   Tensor out(spec.dtype, spec.shape);
   const std::int64_t V = table.shape()[0], D = table.shape()[1];
   const std::size_t row = static_cast<std::size_t>(D) * dtype_size(table.dtype());
@@ -71,10 +73,12 @@ Tensor embedding_run(const std::vector<const Tensor*>& in, const Attributes& att
   auto* dst = static_cast<std::byte*>(out.data());
   for (std::int64_t i = 0; i < ids.numel(); ++i) {
     auto id = static_cast<std::int64_t>(ids.get(i));
-    require(id >= -V && id < V, "embedding",
-            "id " + std::to_string(id) + " out of range for a table of " + std::to_string(V) + " rows");
+    require(
+        id >= -V && id < V, "embedding",
+        "id " + std::to_string(id) + " out of range for a table of " + std::to_string(V) + " rows");
     if (id < 0) id += V;  // Gather semantics
-    std::copy_n(src + static_cast<std::size_t>(id) * row, row, dst + static_cast<std::size_t>(i) * row);
+    std::copy_n(src + static_cast<std::size_t>(id) * row, row,
+                dst + static_cast<std::size_t>(i) * row);
   }
   return out;
 }

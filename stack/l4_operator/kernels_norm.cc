@@ -66,7 +66,8 @@ Tensor layernorm_run(const std::vector<const Tensor*>& in, const Attributes& att
   const std::int64_t n = x.shape().back(), rows = n == 0 ? 0 : x.numel() / n;
   detail::with_compute_type(x.dtype(), [&]<typename C>() {
     auto v = load<C>(x), g = load<C>(*in[1]);
-    std::vector<C> b = in.size() > 2 ? load<C>(*in[2]) : std::vector<C>(static_cast<std::size_t>(n), C(0));
+    std::vector<C> b =
+        in.size() > 2 ? load<C>(*in[2]) : std::vector<C>(static_cast<std::size_t>(n), C(0));
     for (std::int64_t r = 0; r < rows; ++r) {
       C* row = v.data() + r * n;
       C mean = 0, var = 0;
@@ -87,7 +88,8 @@ Tensor layernorm_run(const std::vector<const Tensor*>& in, const Attributes& att
 TensorSpec cross_entropy_infer(const std::vector<TensorSpec>& in, const Attributes& attrs) {
   require(attr_string(attrs, "reduction", "mean") == "mean", "cross_entropy",
           "only reduction=mean is supported");
-  require(in[0].shape.size() == 2, "cross_entropy", "logits must be [N, C], got " + to_string(in[0].shape));
+  require(in[0].shape.size() == 2, "cross_entropy",
+          "logits must be [N, C], got " + to_string(in[0].shape));
   require(in[1].dtype == DType::kI32 || in[1].dtype == DType::kI64, "cross_entropy",
           "labels must be i32 or i64");
   require(in[1].shape == Shape{in[0].shape[0]}, "cross_entropy",
@@ -107,7 +109,8 @@ Tensor cross_entropy_run(const std::vector<const Tensor*>& in, const Attributes&
     for (std::int64_t i = 0; i < N; ++i) {
       const auto label = static_cast<std::int64_t>(labels.get(i));
       require(label >= 0 && label < Cn, "cross_entropy",
-              "label " + std::to_string(label) + " out of range for " + std::to_string(Cn) + " classes");
+              "label " + std::to_string(label) + " out of range for " + std::to_string(Cn) +
+                  " classes");
       const C* row = v.data() + i * Cn;
       C m = row[0];
       for (std::int64_t j = 1; j < Cn; ++j) m = row[j] > m ? row[j] : m;

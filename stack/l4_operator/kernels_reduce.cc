@@ -14,8 +14,9 @@ namespace {
 TensorSpec reduce_infer(const std::vector<TensorSpec>& in, const Attributes&) {
   detail::same_dtype(in, "reduction");
   for (const auto& s : in)
-    require(s.shape == in[0].shape, "reduction",
-            "inputs must have one shape, got " + to_string(in[0].shape) + " and " + to_string(s.shape));
+    require(
+        s.shape == in[0].shape, "reduction",
+        "inputs must have one shape, got " + to_string(in[0].shape) + " and " + to_string(s.shape));
   return in[0];
 }
 

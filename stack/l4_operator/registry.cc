@@ -13,7 +13,8 @@ std::string attr_text(const AttrValue& v) {
   }
   if (auto s = std::get_if<std::string>(&v)) return *s;
   std::string out;
-  for (auto x : std::get<std::vector<std::int64_t>>(v)) out += (out.empty() ? "" : ",") + std::to_string(x);
+  for (auto x : std::get<std::vector<std::int64_t>>(v))
+    out += (out.empty() ? "" : ",") + std::to_string(x);
   return out;
 }
 

@@ -23,7 +23,9 @@ std::string to_string(const Shape& shape) {
   return s + "]";
 }
 
-bool is_float(DType t) { return t != DType::kI32 && t != DType::kI64; }
+bool is_float(DType t) {
+  return t != DType::kI32 && t != DType::kI64;
+}
 
 Tensor::Tensor(DType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(element_count(shape_)) {
@@ -43,12 +45,36 @@ double Tensor::get(std::int64_t i) const {
   assert(i >= 0 && i < numel_);
   const std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
   switch (dtype_) {
-    case DType::kF32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::kF64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::kF16: { std::uint16_t v; std::memcpy(&v, p, 2); return f16_to_f32(v); }
-    case DType::kBF16: { std::uint16_t v; std::memcpy(&v, p, 2); return bf16_to_f32(v); }
-    case DType::kI32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kI64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case DType::kF32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::kF64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DType::kF16: {
+      std::uint16_t v;
+      std::memcpy(&v, p, 2);
+      return f16_to_f32(v);
+    }
+    case DType::kBF16: {
+      std::uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_f32(v);
+    }
+    case DType::kI32: {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::kI64: {
+      std::int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
   }
   return 0;
 }
@@ -57,12 +83,34 @@ void Tensor::set(std::int64_t i, double v) {
   assert(i >= 0 && i < numel_);
   std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
   switch (dtype_) {
-    case DType::kF32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
-    case DType::kF64: std::memcpy(p, &v, 8); return;
-    case DType::kF16: { auto x = f32_to_f16(static_cast<float>(v)); std::memcpy(p, &x, 2); return; }
-    case DType::kBF16: { auto x = f32_to_bf16(static_cast<float>(v)); std::memcpy(p, &x, 2); return; }
-    case DType::kI32: { auto x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); return; }
-    case DType::kI64: { auto x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); return; }
+    case DType::kF32: {
+      float x = static_cast<float>(v);
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    case DType::kF64:
+      std::memcpy(p, &v, 8);
+      return;
+    case DType::kF16: {
+      auto x = f32_to_f16(static_cast<float>(v));
+      std::memcpy(p, &x, 2);
+      return;
+    }
+    case DType::kBF16: {
+      auto x = f32_to_bf16(static_cast<float>(v));
+      std::memcpy(p, &x, 2);
+      return;
+    }
+    case DType::kI32: {
+      auto x = static_cast<std::int32_t>(v);
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    case DType::kI64: {
+      auto x = static_cast<std::int64_t>(v);
+      std::memcpy(p, &x, 8);
+      return;
+    }
   }
 }
 

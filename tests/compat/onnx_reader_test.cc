@@ -42,16 +42,18 @@ TEST_CASE("onnx: test_add gives one Add, opset 14, f32, rank 3") {
 
 TEST_CASE("onnx: If subgraphs are walked, nodes named by their path") {
   auto inv = read_onnx_file(model("node/test_if"));
-  CHECK(summary(inv) == std::vector<std::string>{"If#1 ai.onnx::If@11 bool r0",
-                                                 "If#1/else_branch/Constant#2 ai.onnx::Constant@11 f32 r1",
-                                                 "If#1/then_branch/Constant#3 ai.onnx::Constant@11 f32 r1"});
+  CHECK(summary(inv) ==
+        std::vector<std::string>{"If#1 ai.onnx::If@11 bool r0",
+                                 "If#1/else_branch/Constant#2 ai.onnx::Constant@11 f32 r1",
+                                 "If#1/then_branch/Constant#3 ai.onnx::Constant@11 f32 r1"});
 }
 
 TEST_CASE("onnx: Scan and Loop bodies see the outer scope's types") {
   auto scan = read_onnx_file(model("node/test_scan9_sum"));
-  CHECK(summary(scan) == std::vector<std::string>{"Scan#1 ai.onnx::Scan@9 f32 r1",
-                                                  "Scan#1/body/Add#2 ai.onnx::Add@9 f32 r1",
-                                                  "Scan#1/body/Identity#3 ai.onnx::Identity@9 f32 r1"});
+  CHECK(summary(scan) ==
+        std::vector<std::string>{"Scan#1 ai.onnx::Scan@9 f32 r1",
+                                 "Scan#1/body/Add#2 ai.onnx::Add@9 f32 r1",
+                                 "Scan#1/body/Identity#3 ai.onnx::Identity@9 f32 r1"});
   auto loop = read_onnx_file(model("node/test_loop11"));
   REQUIRE(loop.ops.size() == 10);
   CHECK(loop.ops[0].op == "Loop");

@@ -19,8 +19,10 @@ ops:
 
 TEST_CASE("check: one result per (op, dtype) pair, classed, worst occurrence wins") {
   OpMatrix m = parse_op_matrix(kMatrix, "m.yaml");
-  OpMapping map = parse_op_mapping("version: 1\nonnx: {MatMul: matmul, Softmax: softmax, Conv: conv}\n"
-                                   "aten: {'aten::mm': matmul}\n", "map.yaml");
+  OpMapping map = parse_op_mapping(
+      "version: 1\nonnx: {MatMul: matmul, Softmax: softmax, Conv: conv}\n"
+      "aten: {'aten::mm': matmul}\n",
+      "map.yaml");
   auto inv = read_op_list_yaml(R"(ops:
   - {op: MatMul, dtype: f32, rank: 2}
   - {op: MatMul, dtype: f32, rank: 1}
@@ -31,10 +33,13 @@ TEST_CASE("check: one result per (op, dtype) pair, classed, worst occurrence win
   - {op: Relu, dtype: f32}
   - {op: 'aten::flash', dtype: f16}
   - {op: matmul}
-)", "inv.yaml");
+)",
+                               "inv.yaml");
   auto r = check_inventory(m, map, inv);
   REQUIRE(r.pairs.size() == 8);
-  auto at = [&](std::size_t i) { return std::pair(r.pairs[i].op + " " + r.pairs[i].dtype, r.pairs[i].cls); };
+  auto at = [&](std::size_t i) {
+    return std::pair(r.pairs[i].op + " " + r.pairs[i].dtype, r.pairs[i].cls);
+  };
   CHECK(at(0) == std::pair(std::string("MatMul f32"), OpClass::kConstraintViolated));
   CHECK(r.pairs[0].violations == std::vector<std::string>{"rank 1 below min 2"});
   CHECK(r.pairs[0].where == std::vector<std::string>{"inv.yaml:2", "inv.yaml:3"});
@@ -48,7 +53,8 @@ TEST_CASE("check: one result per (op, dtype) pair, classed, worst occurrence win
   CHECK(r.pairs[4].replacement == "im2col and matmul");
   CHECK(at(5) == std::pair(std::string("Relu f32"), OpClass::kUnknownMapping));
   CHECK(at(6) == std::pair(std::string("aten::flash f16"), OpClass::kUnknownMapping));
-  CHECK(at(7) == std::pair(std::string("matmul "), OpClass::kSupported));  // no dtype: op-level check
+  CHECK(at(7) ==
+        std::pair(std::string("matmul "), OpClass::kSupported));  // no dtype: op-level check
   CHECK(r.total_occurrences == 15);
   CHECK(r.occurrences_by_class[OpClass::kSupported] == 8);
   CHECK(r.pairs_by_class[OpClass::kUnknownMapping] == 2);
@@ -69,7 +75,9 @@ TEST_CASE("check: attributes the node does not set are not checked") {
 }
 
 TEST_CASE("check: problem_text renders the catalog's sentences") {
-  std::map<std::string, std::string> p = {{"op", "Conv"}, {"backend", "npu"}, {"where", "1 node: c1"}};
-  CHECK(problem_text(OpClass::kUnsupportedOp, p) == "unsupported operator type Conv on npu; 1 node: c1");
+  std::map<std::string, std::string> p = {
+      {"op", "Conv"}, {"backend", "npu"}, {"where", "1 node: c1"}};
+  CHECK(problem_text(OpClass::kUnsupportedOp, p) ==
+        "unsupported operator type Conv on npu; 1 node: c1");
   CHECK_THROWS_AS(problem_text(OpClass::kUnsupportedDtype, p), std::logic_error);
 }

@@ -7,9 +7,10 @@
 using namespace hn::compat;
 
 TEST_CASE("op list text: OP [DTYPE] [COUNT], comments, naming by form") {
-  auto inv = read_op_list_text("# inventory\naten::mm bf16 120\n\nSoftmax f32  # onnx\nlayernorm\n"
-                               "com.microsoft::Gelu f16 2\n",
-                               "ops.txt");
+  auto inv = read_op_list_text(
+      "# inventory\naten::mm bf16 120\n\nSoftmax f32  # onnx\nlayernorm\n"
+      "com.microsoft::Gelu f16 2\n",
+      "ops.txt");
   REQUIRE(inv.ops.size() == 4);
   CHECK(inv.ops[0].naming == OpNaming::kAten);
   CHECK(inv.ops[0].count == 120);
@@ -25,7 +26,8 @@ TEST_CASE("op list text: OP [DTYPE] [COUNT], comments, naming by form") {
 }
 
 TEST_CASE("op list text: bad lines are InputErrors with the line") {
-  CHECK_THROWS_WITH(read_op_list_text("mm f32 3 extra\n", "ops.txt"), Catch::StartsWith("ops.txt:1:"));
+  CHECK_THROWS_WITH(read_op_list_text("mm f32 3 extra\n", "ops.txt"),
+                    Catch::StartsWith("ops.txt:1:"));
   CHECK_THROWS_WITH(read_op_list_text("\nmm f32 zero\n", "ops.txt"),
                     Catch::StartsWith("ops.txt:2: count:"));
   CHECK_THROWS_AS(read_op_list_text("mm f32 -1\n", "ops.txt"), InputError);
@@ -34,7 +36,8 @@ TEST_CASE("op list text: bad lines are InputErrors with the line") {
 
 TEST_CASE("op list YAML: names and maps with dtype, count, rank, opset, attributes") {
   auto inv = read_op_list_yaml(
-      "version: 1\nops:\n  - aten::relu\n  - {op: Softmax, dtype: f32, count: 3, rank: 2, opset: 11,"
+      "version: 1\nops:\n  - aten::relu\n  - {op: Softmax, dtype: f32, count: 3, rank: 2, opset: "
+      "11,"
       " attributes: {axis: 1}}\n",
       "ops.yaml");
   REQUIRE(inv.ops.size() == 2);
@@ -53,6 +56,7 @@ TEST_CASE("op list YAML: strict about keys and types") {
   CHECK_THROWS_WITH(read_op_list_yaml("opz: []\n", "o.yaml"), Catch::Contains("ops: missing"));
   CHECK_THROWS_WITH(read_op_list_yaml("ops:\n  - {op: mm, count: 0}\n", "o.yaml"),
                     Catch::Contains("o.yaml:2"));
-  CHECK_THROWS_AS(read_op_list_yaml("ops:\n  - {op: 'aten::', dtype: f32}\n", "o.yaml"), InputError);
+  CHECK_THROWS_AS(read_op_list_yaml("ops:\n  - {op: 'aten::', dtype: f32}\n", "o.yaml"),
+                  InputError);
   CHECK_THROWS_AS(read_op_list_yaml("ops: [a, [b\n", "o.yaml"), InputError);
 }

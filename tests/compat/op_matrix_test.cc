@@ -10,7 +10,9 @@ using namespace hn::compat;
 
 namespace {
 const char* kHead = "version: 1\nbackend: t\ndefault_replacement: x\n";
-OpMatrix parse(const std::string& ops) { return parse_op_matrix(std::string(kHead) + ops, "m.yaml"); }
+OpMatrix parse(const std::string& ops) {
+  return parse_op_matrix(std::string(kHead) + ops, "m.yaml");
+}
 }  // namespace
 
 TEST_CASE("matrix: every shipped matrix parses; examples say they are examples") {
@@ -21,13 +23,15 @@ TEST_CASE("matrix: every shipped matrix parses; examples say they are examples")
     CHECK(m.example == (name.rfind("example-", 0) == 0));
     CHECK_FALSE(m.entries.empty());
   }
-  CHECK_THROWS_WITH(builtin_matrix("ascend"), Catch::Contains("built in: reference-cpu, example-npu"));
+  CHECK_THROWS_WITH(builtin_matrix("ascend"),
+                    Catch::Contains("built in: reference-cpu, example-npu"));
 }
 
 TEST_CASE("matrix: entries with dtypes, constraints, replacement and notes") {
   auto m = parse(
       "ops:\n  softmax:\n    dtypes: [f32, bf16]\n    constraints:\n      rank: {min: 1, max: 4}\n"
-      "      opset: {min: 13}\n      attributes: {axis: [\"-1\"]}\n    replacement: r\n    notes: n\n"
+      "      opset: {min: 13}\n      attributes: {axis: [\"-1\"]}\n    replacement: r\n    notes: "
+      "n\n"
       "  conv:\n    dtypes: []\n");
   REQUIRE(m.entries.size() == 2);
   const auto* s = m.find("softmax");
@@ -41,16 +45,20 @@ TEST_CASE("matrix: entries with dtypes, constraints, replacement and notes") {
 }
 
 TEST_CASE("matrix: typos and contradictions are rejected with file:line and field") {
-  CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: [f33]}\n"), Catch::Contains("m.yaml:5") && Catch::Contains("unknown dtype 'f33'"));
-  CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: [f32], constrains: {}}\n"), Catch::Contains("unknown key 'constrains'"));
+  CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: [f33]}\n"),
+                    Catch::Contains("m.yaml:5") && Catch::Contains("unknown dtype 'f33'"));
+  CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: [f32], constrains: {}}\n"),
+                    Catch::Contains("unknown key 'constrains'"));
   CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: [f32], constraints: {rank: {min: 3, max: 2}}}\n"),
                     Catch::Contains("min is above max"));
   CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: [f32, f32]}\n"), Catch::Contains("listed twice"));
-  CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: f32}\n"), Catch::Contains("ops.mm.dtypes: expected a list"));
+  CHECK_THROWS_WITH(parse("ops:\n  mm: {dtypes: f32}\n"),
+                    Catch::Contains("ops.mm.dtypes: expected a list"));
   CHECK_THROWS_WITH(parse_op_matrix("version: 1\nbackend: t\nops: {}\n", "m.yaml"),
                     Catch::Contains("default_replacement: missing"));
-  CHECK_THROWS_WITH(parse_op_matrix("version: 2\nbackend: t\ndefault_replacement: x\nops: {}\n", "m.yaml"),
-                    Catch::Contains("unsupported version"));
+  CHECK_THROWS_WITH(
+      parse_op_matrix("version: 2\nbackend: t\ndefault_replacement: x\nops: {}\n", "m.yaml"),
+      Catch::Contains("unsupported version"));
 }
 
 TEST_CASE("mapping: the shipped table maps every L4 op name and resolves in-place aten ops") {

@@ -83,16 +83,19 @@ TEST_CASE("trace: text that is not JSON is an InputError with line and column") 
   }
   CHECK_THROWS_AS(read_trace_text("", "empty.json"), InputError);
   CHECK_THROWS_AS(read_trace_text("\x08\x01\x12\x00garbage", "binary.json"), InputError);
-  CHECK_THROWS_WITH(read_trace_text("{\"traceEvents\": [", "cut.json"), Catch::Contains("cut.json:1:"));
+  CHECK_THROWS_WITH(read_trace_text("{\"traceEvents\": [", "cut.json"),
+                    Catch::Contains("cut.json:1:"));
 }
 
 TEST_CASE("trace: JSON that is not a trace names the field") {
-  CHECK_THROWS_WITH(read_trace_text("{\"events\": []}", "t.json"), Catch::Contains("traceEvents: missing"));
+  CHECK_THROWS_WITH(read_trace_text("{\"events\": []}", "t.json"),
+                    Catch::Contains("traceEvents: missing"));
   CHECK_THROWS_WITH(read_trace_text("{\"traceEvents\": 3}", "t.json"),
                     Catch::Contains("traceEvents: expected a list"));
   CHECK_THROWS_WITH(read_trace_text("42", "t.json"), Catch::Contains("not a Chrome trace"));
   CHECK_THROWS_WITH(read_trace_text("[1]", "t.json"), Catch::Contains("traceEvents[0]"));
   CHECK_THROWS_WITH(
-      read_trace_text(R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1}]})", "t.json"),
+      read_trace_text(R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1}]})",
+                      "t.json"),
       Catch::Contains("traceEvents[0].dur"));
 }

@@ -45,7 +45,8 @@ TEST_CASE("ops cli: a supported model passes with exit 0") {
   CHECK(r.exit_code == 0);
   CHECK(findings(r) == std::vector<std::string>{"OP-SUPPORTED PASS Add f32",
                                                 "OP-MODEL-SUMMARY PASS " + model("node/test_add")});
-  CHECK_THAT(r.err, Catch::Contains("all 1 op occurrences (1 op/dtype pairs) are supported on reference-cpu"));
+  CHECK_THAT(r.err, Catch::Contains(
+                        "all 1 op occurrences (1 op/dtype pairs) are supported on reference-cpu"));
 }
 
 TEST_CASE("ops cli: If subgraph with an op outside reference-cpu fails with exit 1") {
@@ -63,13 +64,12 @@ TEST_CASE("ops cli: Loop body, constraint violation and dtype per backend") {
                 "reference-cpu", "--json", "-"});
   CHECK(r.exit_code == 1);
   const std::string scan = model("node/test_scan9_sum"), sm = model("node/test_softmax_axis_0");
-  CHECK(findings(r) == std::vector<std::string>{
-                           "OP-UNSUPPORTED-TYPE FAIL " + scan + ": Scan f32",
-                           "OP-SUPPORTED PASS " + scan + ": Add f32",
-                           "OP-UNSUPPORTED-TYPE FAIL " + scan + ": Identity f32",
-                           "OP-MODEL-SUMMARY FAIL " + scan,
-                           "OP-CONSTRAINT FAIL " + sm + ": Softmax f32",
-                           "OP-MODEL-SUMMARY FAIL " + sm});
+  CHECK(findings(r) ==
+        std::vector<std::string>{
+            "OP-UNSUPPORTED-TYPE FAIL " + scan + ": Scan f32",
+            "OP-SUPPORTED PASS " + scan + ": Add f32",
+            "OP-UNSUPPORTED-TYPE FAIL " + scan + ": Identity f32", "OP-MODEL-SUMMARY FAIL " + scan,
+            "OP-CONSTRAINT FAIL " + sm + ": Softmax f32", "OP-MODEL-SUMMARY FAIL " + sm});
   auto j = json::parse(r.out)["extra"]["ops"];
   CHECK(j["files"][0]["pairs"][1]["where"] == json::array({"Scan#1/body/Add#2"}));
   CHECK(j["files"][1]["pairs"][0]["violations"] == json::array({"axis=0 not in {-1}"}));
@@ -80,31 +80,38 @@ TEST_CASE("ops cli: Loop body, constraint violation and dtype per backend") {
 }
 
 TEST_CASE("ops cli: a trace reports calls, self time and the unsupported share of time") {
-  auto r = ops({kFixtures + "/ops/train_step_trace.json", "--backend", "reference-cpu", "--json", "-"});
+  auto r =
+      ops({kFixtures + "/ops/train_step_trace.json", "--backend", "reference-cpu", "--json", "-"});
   CHECK(r.exit_code == 1);
-  CHECK(findings(r) == std::vector<std::string>{
-                           "OP-UNSUPPORTED-TYPE FAIL aten::linear f32",
-                           "OP-SUPPORTED PASS aten::t f32",
-                           "OP-UNSUPPORTED-TYPE FAIL aten::addmm f32",
-                           "OP-SUPPORTED PASS aten::relu f32",
-                           "OP-UNKNOWN-MAPPING WARN aten::my_custom_op f32",
-                           "OP-SUPPORTED PASS aten::mm bf16",  // first seen at event 9
-                           "OP-MODEL-SUMMARY FAIL " + kFixtures + "/ops/train_step_trace.json"});
-  CHECK_THAT(r.err, Catch::Contains("aten::addmm f32") && Catch::Contains("1 call, 0.080 ms self (42.0% of cpu_op self time)"));
-  CHECK_THAT(r.err, Catch::Contains("2 of 7 op occurrences (28.6%) in 2 of 6 op/dtype pairs are not "
-                                    "supported on reference-cpu, 50.1% of the cpu_op self time (0.096 of 0.191 ms)"));
+  CHECK(findings(r) ==
+        std::vector<std::string>{
+            "OP-UNSUPPORTED-TYPE FAIL aten::linear f32", "OP-SUPPORTED PASS aten::t f32",
+            "OP-UNSUPPORTED-TYPE FAIL aten::addmm f32", "OP-SUPPORTED PASS aten::relu f32",
+            "OP-UNKNOWN-MAPPING WARN aten::my_custom_op f32",
+            "OP-SUPPORTED PASS aten::mm bf16",  // first seen at event 9
+            "OP-MODEL-SUMMARY FAIL " + kFixtures + "/ops/train_step_trace.json"});
+  CHECK_THAT(r.err, Catch::Contains("aten::addmm f32") &&
+                        Catch::Contains("1 call, 0.080 ms self (42.0% of cpu_op self time)"));
+  CHECK_THAT(r.err,
+             Catch::Contains(
+                 "2 of 7 op occurrences (28.6%) in 2 of 6 op/dtype pairs are not "
+                 "supported on reference-cpu, 50.1% of the cpu_op self time (0.096 of 0.191 ms)"));
 }
 
 TEST_CASE("ops cli: CSV in the migration-analysis columns") {
   TempDir dir;
-  std::string list = dir.write("inv.txt", "MatMul f32\nConv f16 4\n# note\nLayerNormalization f64\n");
+  std::string list =
+      dir.write("inv.txt", "MatMul f32\nConv f16 4\n# note\nLayerNormalization f64\n");
   auto r = ops({list, "--backend", "example-npu", "--csv", dir.path() + "/out.csv", "--quiet"});
   CHECK(r.exit_code == 1);
   std::string csv = hn::test::read_file(dir.path() + "/out.csv");
   CHECK_THAT(csv, Catch::StartsWith("File,Start Line,End Line,OP,Tips\r\n"));
-  CHECK_THAT(csv, Catch::Contains("\r\n" + list + ",4,4,LayerNormalization,\"unsupported-dtype: LayerNormalization "
-                                  "does not support dtype f64 on example-npu (supported: f16, bf16, f32); 1 entry: " +
-                                  list + ":4 -> Cast LayerNormalization's inputs to one of f16, bf16, f32"));
+  CHECK_THAT(
+      csv, Catch::Contains(
+               "\r\n" + list +
+               ",4,4,LayerNormalization,\"unsupported-dtype: LayerNormalization "
+               "does not support dtype f64 on example-npu (supported: f16, bf16, f32); 1 entry: " +
+               list + ":4 -> Cast LayerNormalization's inputs to one of f16, bf16, f32"));
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 2);  // header + the one unsupported pair
 }
 
@@ -125,7 +132,8 @@ TEST_CASE("ops cli: usage and bad input exit 2 with a clear message") {
   r = ops({notjson, "--backend", "reference-cpu"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("trace.json:1:2: not a JSON trace: syntax error"));
-  std::string matrix = dir.write("m.yaml", "version: 1\nbackend: x\ndefault_replacement: y\nops:\n  mm: {dtypes: [fp32]}\n");
+  std::string matrix = dir.write(
+      "m.yaml", "version: 1\nbackend: x\ndefault_replacement: y\nops:\n  mm: {dtypes: [fp32]}\n");
   r = ops({model("node/test_add"), "--matrix", matrix});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("m.yaml:5") && Catch::Contains("unknown dtype 'fp32'"));
@@ -133,7 +141,9 @@ TEST_CASE("ops cli: usage and bad input exit 2 with a clear message") {
 
 TEST_CASE("ops cli: a user matrix file works like a built-in one") {
   TempDir dir;
-  std::string matrix = dir.write("m.yaml", "version: 1\nbackend: mine\ndefault_replacement: y\nops:\n  add: {dtypes: [f32]}\n");
+  std::string matrix = dir.write(
+      "m.yaml",
+      "version: 1\nbackend: mine\ndefault_replacement: y\nops:\n  add: {dtypes: [f32]}\n");
   auto r = ops({model("node/test_add"), "--matrix", matrix});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("Add (f32) is supported on mine"));

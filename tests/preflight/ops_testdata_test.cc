@@ -15,7 +15,8 @@ TEST_CASE("ops over all of libonnx-testdata: exit 0 or 1, a summary for every mo
   if (!fs::exists(root)) hn::test::skip("libonnx-testdata is not installed");
   std::size_t total = 0;
   for (const char* dir : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
-    std::vector<std::string> args = {HN_BINARY, "ops", "--backend", "reference-cpu", "--json", "-", "--quiet"};
+    std::vector<std::string> args = {HN_BINARY, "ops", "--backend", "reference-cpu",
+                                     "--json",  "-",   "--quiet"};
     std::vector<std::string> models;
     for (const auto& e : fs::directory_iterator(root + "/" + dir))
       if (fs::exists(e.path() / "model.onnx")) models.push_back((e.path() / "model.onnx").string());
@@ -41,8 +42,9 @@ TEST_CASE("ops over each model on its own: exit 0 or 1 (one process per model, e
   for (const char* dir : {"pytorch-converted", "pytorch-operator", "simple"})
     for (const auto& e : fs::directory_iterator(root + "/" + dir)) {
       if (!fs::exists(e.path() / "model.onnx")) continue;
-      auto r = hn::test::run_process({HN_BINARY, "ops", (e.path() / "model.onnx").string(), "--backend",
-                                      "example-npu", "--quiet"}, 60);
+      auto r = hn::test::run_process({HN_BINARY, "ops", (e.path() / "model.onnx").string(),
+                                      "--backend", "example-npu", "--quiet"},
+                                     60);
       INFO(e.path().string() << ": " << r.err);
       CHECK((r.exit_code == 0 || r.exit_code == 1));
       ++n;

@@ -13,11 +13,11 @@ using compat::OpClass;
 
 TEST_CASE("op findings: the catalog and compat::problem_text render the same sentences") {
   std::map<std::string, std::string> p = {
-      {"op", "Softmax"}, {"dtype", "f64"},          {"backend", "npu"},   {"where", "2 nodes: a, b"},
-      {"supported", "f16, f32"}, {"violation", "axis=0 not in {-1}"}, {"naming", "onnx"},
-      {"replacement", "r"}, {"constraints", "c"}};
-  for (OpClass c : {OpClass::kUnsupportedOp, OpClass::kUnsupportedDtype, OpClass::kConstraintViolated,
-                    OpClass::kUnknownMapping, OpClass::kSupported}) {
+      {"op", "Softmax"},          {"dtype", "f64"},          {"backend", "npu"},
+      {"where", "2 nodes: a, b"}, {"supported", "f16, f32"}, {"violation", "axis=0 not in {-1}"},
+      {"naming", "onnx"},         {"replacement", "r"},      {"constraints", "c"}};
+  for (OpClass c : {OpClass::kUnsupportedOp, OpClass::kUnsupportedDtype,
+                    OpClass::kConstraintViolated, OpClass::kUnknownMapping, OpClass::kSupported}) {
     INFO(compat::to_string(c));
     auto f = reports::make_finding(compat::finding_code(c), reports::Status::kFail, "e", p);
     CHECK(f.message == compat::problem_text(c, p));
@@ -30,7 +30,8 @@ TEST_CASE("op findings: an L4 graph error becomes the same finding as `ops` repo
   g.nodes = {{"act", "log_softmax", {"x"}, "y", {}}};
   g.outputs = {"y"};
   try {
-    stack::op::validate(g, {{"x", {stack::op::DType::kF32, {2, 3}}}}, compat::builtin_matrix("reference-cpu"));
+    stack::op::validate(g, {{"x", {stack::op::DType::kF32, {2, 3}}}},
+                        compat::builtin_matrix("reference-cpu"));
     FAIL("expected UnsupportedOpError");
   } catch (const stack::op::UnsupportedOpError& e) {
     auto f = reports::make_finding(e.code(), reports::Status::kFail, "log_softmax f32", e.params());
@@ -43,7 +44,8 @@ TEST_CASE("op findings: an L4 graph error becomes the same finding as `ops` repo
 
 TEST_CASE("op findings: statuses per class and a summary with counts and shares") {
   const auto& m = compat::builtin_matrix("reference-cpu");
-  auto inv = compat::read_op_list_text("MatMul f32 3\nConv f32\nMatMul f64\naten::flash f16\nSoftmax\n", "l.txt");
+  auto inv = compat::read_op_list_text(
+      "MatMul f32 3\nConv f32\nMatMul f64\naten::flash f16\nSoftmax\n", "l.txt");
   auto r = compat::check_inventory(m, compat::builtin_mapping(), inv);
   auto fs = probes::op_findings(r, m, false);
   REQUIRE(fs.size() == 6);
@@ -62,8 +64,9 @@ TEST_CASE("op findings: statuses per class and a summary with counts and shares"
   const auto& s = fs[5];
   CHECK(s.code == "OP-MODEL-SUMMARY");
   CHECK(s.status == reports::Status::kFail);
-  CHECK(s.message ==
-        "1 of 7 op occurrences (14.3%) in 1 of 5 op/dtype pairs are not supported on reference-cpu; "
-        "1 with unknown mapping");
+  CHECK(
+      s.message ==
+      "1 of 7 op occurrences (14.3%) in 1 of 5 op/dtype pairs are not supported on reference-cpu; "
+      "1 with unknown mapping");
   CHECK(s.metrics.at("occurrences_supported").value == 5);
 }

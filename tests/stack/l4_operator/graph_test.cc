@@ -27,7 +27,8 @@ Graph ffn() {
 std::map<std::string, Tensor> ffn_inputs(DType t) {
   std::vector<double> ones(8, 1.0);
   auto filled = [](DType dt, Shape s, double v) {
-    return Tensor::from_values(dt, s, std::vector<double>(static_cast<std::size_t>(element_count(s)), v));
+    return Tensor::from_values(dt, s,
+                               std::vector<double>(static_cast<std::size_t>(element_count(s)), v));
   };
   return {{"x", filled(t, {2, 8}, 0.5)},
           {"gamma", filled(t, {8}, 1.0)},
@@ -58,7 +59,8 @@ TEST_CASE("graph: an op outside the backend's matrix fails before running, as th
       CHECK(e.op_class() == OpClass::kUnsupportedDtype);
       CHECK(std::string(e.code()) == "OP-UNSUPPORTED-DTYPE");
       CHECK(std::string(e.what()) ==
-            "layernorm does not support dtype f64 on example-npu (supported: f16, bf16, f32); node ln");
+            "layernorm does not support dtype f64 on example-npu (supported: f16, bf16, f32); node "
+            "ln");
     }
   }
   SECTION("unsupported operator type") {
@@ -107,7 +109,8 @@ TEST_CASE("graph: structural errors name the node") {
   g.inputs = {"a", "b"};
   g.nodes = {{"mm", "matmul", {"a", "b"}, "c", {}}};
   g.outputs = {"c"};
-  std::map<std::string, Tensor> bad = {{"a", Tensor(DType::kF32, {2, 3})}, {"b", Tensor(DType::kF32, {4, 5})}};
+  std::map<std::string, Tensor> bad = {{"a", Tensor(DType::kF32, {2, 3})},
+                                       {"b", Tensor(DType::kF32, {4, 5})}};
   CHECK_THROWS_WITH(execute(g, bad, cpu), Catch::Contains("node mm: matmul: inner dims differ"));
   g.nodes[0].inputs = {"a", "nope"};
   CHECK_THROWS_WITH(validate(g, {{"a", {DType::kF32, {2, 3}}}, {"b", {DType::kF32, {3, 2}}}}, cpu),

@@ -28,18 +28,24 @@ std::uint64_t run_seed() {
 
 double tolerance(DType t) {
   switch (t) {
-    case DType::kF64: return 1e-12;
-    case DType::kF32: return 2e-5;
-    case DType::kF16: return 2e-3;
-    case DType::kBF16: return 1.6e-2;
-    default: return 0;
+    case DType::kF64:
+      return 1e-12;
+    case DType::kF32:
+      return 2e-5;
+    case DType::kF16:
+      return 2e-3;
+    case DType::kBF16:
+      return 1.6e-2;
+    default:
+      return 0;
   }
 }
 
 Tensor random_tensor(DType t, Shape shape, std::mt19937_64& rng, double lo = -2, double hi = 2) {
   std::uniform_real_distribution<double> d(lo, hi);
   Tensor x(t, std::move(shape));
-  for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, is_float(t) ? d(rng) : std::floor(d(rng) * 50));
+  for (std::int64_t i = 0; i < x.numel(); ++i)
+    x.set(i, is_float(t) ? d(rng) : std::floor(d(rng) * 50));
   return x;
 }
 
@@ -49,8 +55,8 @@ Tensor run(const std::string& op, std::vector<const Tensor*> in, const Attribute
   return k->run(in, attrs);
 }
 
-void check_close(const Tensor& got, const std::vector<double>& ref, const std::vector<double>& scale,
-                 DType t) {
+void check_close(const Tensor& got, const std::vector<double>& ref,
+                 const std::vector<double>& scale, DType t) {
   REQUIRE(got.numel() == static_cast<std::int64_t>(ref.size()));
   for (std::size_t i = 0; i < ref.size(); ++i) {
     double err = std::abs(got.get(static_cast<std::int64_t>(i)) - ref[i]);
@@ -102,9 +108,14 @@ TEST_CASE("kernels: matmul, 2-D and batched, against float64") {
 
 TEST_CASE("kernels: add and mul broadcast like numpy") {
   std::mt19937_64 rng(run_seed());
-  struct Case { Shape a, b, out; };
-  const Case cases[] = {{{4, 5}, {4, 5}, {4, 5}}, {{2, 3, 4}, {4}, {2, 3, 4}},
-                        {{3, 1}, {1, 5}, {3, 5}}, {{}, {2, 2}, {2, 2}}, {{0, 3}, {3}, {0, 3}}};
+  struct Case {
+    Shape a, b, out;
+  };
+  const Case cases[] = {{{4, 5}, {4, 5}, {4, 5}},
+                        {{2, 3, 4}, {4}, {2, 3, 4}},
+                        {{3, 1}, {1, 5}, {3, 5}},
+                        {{}, {2, 2}, {2, 2}},
+                        {{0, 3}, {3}, {0, 3}}};
   for (DType t : kFloats)
     for (const auto& c : cases)
       for (bool mul : {false, true}) {
@@ -251,7 +262,8 @@ TEST_CASE("kernels: transpose and reshape move every dtype exactly") {
     Tensor z = run("reshape", {&x}, {{"shape", std::vector<std::int64_t>{0, -1}}});
     REQUIRE(z.shape() == Shape{2, 12});
     CHECK(z.to_f64() == x.to_f64());
-    CHECK_THROWS_AS(run("reshape", {&x}, {{"shape", std::vector<std::int64_t>{5, -1}}}), ShapeError);
+    CHECK_THROWS_AS(run("reshape", {&x}, {{"shape", std::vector<std::int64_t>{5, -1}}}),
+                    ShapeError);
     CHECK_THROWS_AS(run("transpose", {&x}, {{"perm", std::vector<std::int64_t>{0, 0, 1}}}),
                     ShapeError);
   }
@@ -272,7 +284,10 @@ TEST_CASE("kernels: sum, prod, min, max, avg over N inputs; halves accumulate in
           for (int i = 1; i < n; ++i) {
             double v = xs[i].get(e);
             std::string o = op;
-            acc = o == "sum" || o == "avg" ? acc + v : o == "prod" ? acc * v : o == "min" ? std::min(acc, v) : std::max(acc, v);
+            acc = o == "sum" || o == "avg" ? acc + v
+                  : o == "prod"            ? acc * v
+                  : o == "min"             ? std::min(acc, v)
+                                           : std::max(acc, v);
             mag += std::abs(v);
           }
           if (std::string(op) == "avg") acc = is_float(t) ? acc / n : std::trunc(acc / n);

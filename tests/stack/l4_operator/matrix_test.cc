@@ -52,7 +52,8 @@ TEST_CASE("reference-cpu matrix: every op it supports has a kernel") {
 }
 
 TEST_CASE("registry: the ops the bundled model and the collectives need are all there") {
-  for (const char* op : {"matmul", "add", "mul", "gelu", "relu", "softmax", "layernorm", "embedding",
-                         "cross_entropy", "transpose", "reshape", "sum", "prod", "min", "max", "avg"})
+  for (const char* op :
+       {"matmul", "add", "mul", "gelu", "relu", "softmax", "layernorm", "embedding",
+        "cross_entropy", "transpose", "reshape", "sum", "prod", "min", "max", "avg"})
     CHECK(builtin_registry().find(op) != nullptr);
 }
