@@ -4,6 +4,7 @@
 option(HN_BUILD_TESTS "Build the Catch2 tests" ON)
 option(HN_ASAN "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(HN_TSAN "Build with ThreadSanitizer" OFF)
+option(HN_FUZZ "Build the libFuzzer targets (needs clang++)" OFF)
 
 if(HN_ASAN AND HN_TSAN)
   message(FATAL_ERROR "HN_ASAN and HN_TSAN cannot be combined")
@@ -20,6 +21,10 @@ target_compile_options(hn_warnings INTERFACE -Wall -Wextra)
 add_library(hn_sanitize INTERFACE)
 if(HN_ASAN)
   target_compile_options(hn_sanitize INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
+  target_link_options(hn_sanitize INTERFACE -fsanitize=address,undefined)
+elseif(HN_FUZZ)
+  # Coverage feedback for libFuzzer in every module the fuzz targets link.
+  target_compile_options(hn_sanitize INTERFACE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
   target_link_options(hn_sanitize INTERFACE -fsanitize=address,undefined)
 elseif(HN_TSAN)
   target_compile_options(hn_sanitize INTERFACE -fsanitize=thread -fno-omit-frame-pointer)

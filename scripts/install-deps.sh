@@ -11,8 +11,9 @@ build_pkgs=(
   g++ cmake ninja-build pkg-config
   libboost-program-options-dev libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev
   libyaml-cpp-dev libtoml11-dev nlohmann-json3-dev libssl-dev catch2
+  libonnx-dev libprotobuf-dev
 )
-test_pkgs=(iproute2)
+test_pkgs=(iproute2 libonnx-testdata)
 bench_pkgs=()
 
 want=("${build_pkgs[@]}")

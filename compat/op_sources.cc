@@ -1,0 +1,60 @@
+#include "compat/op_sources.h"
+
+#include "compat/input_error.h"
+#include "compat/onnx_reader.h"
+#include "compat/op_list_reader.h"
+#include "compat/text_file.h"
+#include "compat/trace_reader.h"
+
+namespace hn::compat {
+
+SourceFormat source_format_from_string(const std::string& s) {
+  if (s == "auto") return SourceFormat::kAuto;
+  if (s == "onnx") return SourceFormat::kOnnx;
+  if (s == "trace") return SourceFormat::kTrace;
+  if (s == "yaml") return SourceFormat::kOpListYaml;
+  if (s == "text") return SourceFormat::kOpListText;
+  throw InputError("command line", 0, 0, "--format",
+                   "unknown format '" + s + "' (expected auto, onnx, trace, yaml or text)");
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+SourceFormat sniff(const std::string& path, const std::string& bytes) {
+  if (ends_with(path, ".onnx")) return SourceFormat::kOnnx;
+  if (ends_with(path, ".json")) return SourceFormat::kTrace;
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return SourceFormat::kOpListYaml;
+  if (ends_with(path, ".txt") || ends_with(path, ".ops") || ends_with(path, ".list"))
+    return SourceFormat::kOpListText;
+  std::size_t i = bytes.find_first_not_of(" \t\r\n");
+  if (i != std::string::npos && (bytes[i] == '{' || bytes[i] == '[')) return SourceFormat::kTrace;
+  for (unsigned char c : bytes.substr(0, 4096))
+    if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f) return SourceFormat::kOnnx;
+  return SourceFormat::kOpListText;
+}
+
+}  // namespace
+
+OpInventory read_op_source(const std::string& path, SourceFormat format) {
+  std::string bytes = read_text_file(path);
+  if (format == SourceFormat::kAuto) format = sniff(path, bytes);
+  switch (format) {
+    case SourceFormat::kOnnx:
+      return read_onnx_bytes(bytes, path);
+    case SourceFormat::kTrace:
+      return read_trace_text(bytes, path);
+    case SourceFormat::kOpListYaml:
+      return read_op_list_yaml(bytes, path);
+    case SourceFormat::kOpListText:
+    case SourceFormat::kAuto:
+      break;
+  }
+  return read_op_list_text(bytes, path);
+}
+
+}  // namespace hn::compat

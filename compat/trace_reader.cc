@@ -1,0 +1,226 @@
+#include "compat/trace_reader.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "compat/input_error.h"
+#include "compat/text_file.h"
+
+namespace hn::compat {
+
+using nlohmann::json;
+
+std::string c10_dtype_name(const std::string& type) {
+  struct Alias {
+    const char* c10;
+    const char* name;
+  };
+  static constexpr Alias kAliases[] = {
+      {"float", "f32"},
+      {"double", "f64"},
+      {"c10::Half", "f16"},
+      {"c10::BFloat16", "bf16"},
+      {"int", "i32"},
+      {"long int", "i64"},
+      {"long long int", "i64"},
+      {"long", "i64"},
+      {"short int", "i16"},
+      {"short", "i16"},
+      {"signed char", "i8"},
+      {"unsigned char", "u8"},
+      {"unsigned short", "u16"},
+      {"unsigned int", "u32"},
+      {"unsigned long", "u64"},
+      {"bool", "bool"},
+      {"c10::complex<float>", "c64"},
+      {"c10::complex<double>", "c128"},
+      {"c10::complex<c10::Half>", "c32"},
+      {"c10::Float8_e4m3fn", "f8e4m3fn"},
+      {"c10::Float8_e4m3fnuz", "f8e4m3fnuz"},
+      {"c10::Float8_e5m2", "f8e5m2"},
+      {"c10::Float8_e5m2fnuz", "f8e5m2fnuz"},
+  };
+  static constexpr const char* kNotTensors[] = {"",           "Scalar",      "ScalarList",
+                                                "TensorList", "GenericList", "None"};
+  for (const auto& a : kAliases)
+    if (type == a.c10) return a.name;
+  for (const char* n : kNotTensors)
+    if (type == n) return "";
+  return type;
+}
+
+namespace {
+
+[[noreturn]] void structure_error(const std::string& file, const std::string& field,
+                                  const std::string& what) {
+  throw InputError(file, 0, 0, field, what);
+}
+
+// nlohmann reports a byte offset; users want line:column.
+[[noreturn]] void parse_error(const std::string& file, const std::string& text,
+                              const json::parse_error& e) {
+  std::size_t byte = std::min<std::size_t>(e.byte, text.size());
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < byte; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  std::string what = e.what();
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> the reason.
+  if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
+  throw InputError(file, line, col, "", "not a JSON trace: " + what);
+}
+
+struct Event {
+  std::size_t index;  // in traceEvents
+  std::string thread;
+  double ts, dur;
+  std::string op;  // empty for cpu_op events that are not aten::
+  std::string dtype;
+  int rank;
+  double self;
+};
+
+double number_field(const json& ev, const char* key, const std::string& file, std::size_t i) {
+  auto it = ev.find(key);
+  if (it == ev.end() || !it->is_number())
+    structure_error(file, "traceEvents[" + std::to_string(i) + "]." + key,
+                    "a cpu_op complete event needs a number here");
+  return it->get<double>();
+}
+
+// The first tensor argument's dtype and rank.
+void tensor_facts(const json& args, Event& e) {
+  e.rank = -1;
+  auto types = args.find("Input type");
+  if (types == args.end() || !types->is_array()) return;
+  auto dims = args.find("Input Dims");
+  for (std::size_t k = 0; k < types->size(); ++k) {
+    const json& t = (*types)[k];
+    if (!t.is_string()) continue;
+    std::string d = c10_dtype_name(t.get<std::string>());
+    if (d.empty()) continue;
+    e.dtype = d;
+    if (dims != args.end() && dims->is_array() && k < dims->size() && (*dims)[k].is_array())
+      e.rank = static_cast<int>((*dims)[k].size());
+    return;
+  }
+}
+
+// Self time: on each thread, an event's nested cpu_op children (by time
+// interval) are subtracted from it.
+void compute_self_times(std::vector<Event>& events) {
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.thread, a.ts, b.dur, a.index) < std::tie(b.thread, b.ts, a.dur, b.index);
+  });
+  std::vector<Event*> stack;
+  std::string thread;
+  for (auto& e : events) {
+    if (e.thread != thread) {
+      stack.clear();
+      thread = e.thread;
+    }
+    while (!stack.empty() && stack.back()->ts + stack.back()->dur <= e.ts) stack.pop_back();
+    if (!stack.empty()) stack.back()->self -= e.dur;
+    stack.push_back(&e);
+  }
+  for (auto& e : events) e.self = std::max(0.0, e.self);
+}
+
+}  // namespace
+
+OpInventory read_trace_text(const std::string& text, const std::string& file) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    parse_error(file, text, e);
+  }
+  const json* events = nullptr;
+  if (doc.is_array()) {
+    events = &doc;
+  } else if (doc.is_object()) {
+    auto it = doc.find("traceEvents");
+    if (it == doc.end())
+      structure_error(file, "traceEvents",
+                      "missing: not a Chrome trace (expected {\"traceEvents\": [...]} as "
+                      "torch.profiler writes it)");
+    if (!it->is_array()) structure_error(file, "traceEvents", "expected a list of events");
+    events = &*it;
+  } else {
+    structure_error(file, "", "not a Chrome trace: expected an object with traceEvents or a list");
+  }
+
+  std::vector<Event> ops;
+  for (std::size_t i = 0; i < events->size(); ++i) {
+    const json& ev = (*events)[i];
+    if (!ev.is_object())
+      structure_error(file, "traceEvents[" + std::to_string(i) + "]", "expected an event object");
+    auto cat = ev.find("cat"), ph = ev.find("ph"), name = ev.find("name");
+    if (cat == ev.end() || !cat->is_string()) continue;
+    if (*cat != "cpu_op" && *cat != "Operator") continue;
+    if (ph == ev.end() || *ph != "X") continue;
+    Event e{};
+    e.index = i;
+    e.ts = number_field(ev, "ts", file, i);
+    e.dur = number_field(ev, "dur", file, i);
+    if (e.dur < 0)
+      structure_error(file, "traceEvents[" + std::to_string(i) + "].dur", "negative duration");
+    e.self = e.dur;
+    e.thread = ev.value("pid", json()).dump() + "/" + ev.value("tid", json()).dump();
+    if (name != ev.end() && name->is_string() && name->get<std::string>().rfind("aten::", 0) == 0)
+      e.op = name->get<std::string>();
+    e.rank = -1;
+    if (auto args = ev.find("args"); !e.op.empty() && args != ev.end() && args->is_object())
+      tensor_facts(*args, e);
+    ops.push_back(std::move(e));
+  }
+  compute_self_times(ops);
+
+  OpInventory inv;
+  inv.kind = InventoryKind::kTrace;
+  inv.file = file;
+  std::map<std::tuple<std::string, std::string, int>, OpOccurrence> grouped;
+  std::size_t aten_events = 0;
+  for (const auto& e : ops) {
+    inv.total_self_us += e.self;
+    if (e.op.empty()) continue;
+    ++aten_events;
+    auto [it, fresh] = grouped.try_emplace({e.op, e.dtype, e.rank});
+    OpOccurrence& o = it->second;
+    if (fresh) {
+      o.naming = OpNaming::kAten;
+      o.op = e.op;
+      o.dtype = e.dtype;
+      if (e.rank >= 0) o.rank = e.rank;
+      o.where = e.op;
+      o.count = 0;
+      o.position = static_cast<int>(e.index) + 1;
+    }
+    ++o.count;
+    o.position = std::min(o.position, static_cast<int>(e.index) + 1);
+    o.last_position = std::max(o.last_position, static_cast<int>(e.index) + 1);
+    o.total_us += e.dur;
+    o.self_us += e.self;
+  }
+  for (auto& [key, o] : grouped) inv.ops.push_back(std::move(o));
+  std::sort(inv.ops.begin(), inv.ops.end(),
+            [](const OpOccurrence& a, const OpOccurrence& b) { return a.position < b.position; });
+  inv.detail = "Chrome trace, " + std::to_string(events->size()) + " events, " +
+               std::to_string(ops.size()) + " cpu_op, " + std::to_string(aten_events) + " aten::";
+  if (aten_events == 0)
+    inv.notes.push_back("no aten:: cpu_op events: was the profile recorded with the CPU activity?");
+  return inv;
+}
+
+OpInventory read_trace_file(const std::string& path) {
+  return read_trace_text(read_text_file(path), path);
+}
+
+}  // namespace hn::compat

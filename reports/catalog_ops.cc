@@ -1,0 +1,49 @@
+// Catalog entries for operator compatibility (`hnprecheck ops` and the L4
+// executor). The problem templates of the OP-* pair codes are repeated in
+// compat/op_check.cc (problem_text) for the stack's typed error; a test checks
+// that both render the same sentence.
+#include "reports/catalog.h"
+
+namespace hn::reports::catalog_parts {
+
+namespace {
+constexpr CatalogEntry kEntries[] = {
+    {"OP-SUPPORTED", Layer::kL4, "operator supported by the backend",
+     "{op} ({dtype}) is supported on {backend}; {where}",
+     "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}",
+     "Export the model with value_info (or record the trace with record_shapes=True) so the "
+     "dtype is known, then re-run."},
+    {"OP-UNSUPPORTED-TYPE", Layer::kL4, "operator type known to the backend",
+     "{op} is an operator type {backend} supports; {where}",
+     "unsupported operator type {op} on {backend}; {where}",
+     "Replace {op} before moving to {backend}: {replacement}."},
+    {"OP-UNSUPPORTED-DTYPE", Layer::kL4, "operator dtype supported by the backend",
+     "{op} supports dtype {dtype} on {backend}; {where}",
+     "{op} does not support dtype {dtype} on {backend} (supported: {supported}); {where}",
+     "Cast {op}'s inputs to one of {supported} (and back after it), or: {replacement}."},
+    {"OP-CONSTRAINT", Layer::kL4, "operator within the backend's constraints",
+     "{op} ({dtype}) is within {backend}'s constraints; {where}",
+     "{op} ({dtype}) is outside {backend}'s constraints: {violation}; {where}",
+     "Bring {op} within {constraints}, or: {replacement}."},
+    {"OP-UNKNOWN-MAPPING", Layer::kL4, "operator mapped to the backend's matrix",
+     "{op} maps to {backend}'s matrix; {where}",
+     "no mapping from {naming} operator {op} to a name in {backend}'s matrix, so its support "
+     "is unknown; {where}",
+     "Add {op} to the mapping table (profiles/ops/mapping.yaml) or list it by its matrix name "
+     "in an op list, then re-run."},
+    {"OP-MODEL-SUMMARY", Layer::kL4, "every operator of the model supported",
+     "all {total} op occurrences ({pairs} op/dtype pairs) are supported on {backend}"
+     "{time}",
+     "{unsupported} of {total} op occurrences ({share}) in {unsupported_pairs} of "
+     "{pairs} op/dtype pairs are not supported on {backend}{time}; {unknown} with unknown "
+     "mapping",
+     "Start with the FAIL findings above that cover the most occurrences or time; "
+     "re-run `hnprecheck ops` after each change."},
+};
+}  // namespace
+
+std::span<const CatalogEntry> ops() {
+  return kEntries;
+}
+
+}  // namespace hn::reports::catalog_parts
