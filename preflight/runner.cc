@@ -73,6 +73,18 @@ struct Pending {
   bool finished = false;
 };
 
+// A probe's clock starts now; its budget is its own deadline, cut to what
+// is left of the run.
+Pending start_pending(const probes::Probe& p, Clock::time_point run_deadline) {
+  Pending pd;
+  pd.probe = &p;
+  pd.start = Clock::now();
+  pd.budget = std::min(p.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       run_deadline - pd.start));
+  pd.deadline = pd.start + pd.budget;
+  return pd;
+}
+
 void write_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {
@@ -152,12 +164,7 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
   // Children first: no thread of ours exists yet.
   for (const auto& p : probes) {
     if (p.isolation != probes::Isolation::kChild) continue;
-    Pending pd;
-    pd.probe = &p;
-    pd.start = Clock::now();
-    pd.budget = std::min(p.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         run_deadline - pd.start));
-    pd.deadline = pd.start + pd.budget;
+    Pending pd = start_pending(p, run_deadline);
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       out.push_back(error_finding(p, std::string("pipe failed: ") + std::strerror(errno), 0));
@@ -185,12 +192,7 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
 
   for (const auto& p : probes) {
     if (p.isolation != probes::Isolation::kInProcess) continue;
-    Pending pd;
-    pd.probe = &p;
-    pd.start = Clock::now();
-    pd.budget = std::min(p.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         run_deadline - pd.start));
-    pd.deadline = pd.start + pd.budget;
+    Pending pd = start_pending(p, run_deadline);
     pd.result = std::make_shared<ThreadResult>();
     // The thread owns copies of what it needs: if it outlives its deadline,
     // it must not touch the runner's stack or the probe list.
