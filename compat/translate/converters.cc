@@ -176,6 +176,7 @@ RowResult convert_value(const RowInput& in) {
   if (r.outcome != Outcome::kClamped && (changed || text != pv.text)) r.outcome = Outcome::kConverted;
   std::vector<std::pair<std::string, std::string>> params = {
       {"value", e.value}, {"result", text}, {"to", to}, {"range", r.range}};
+  if (dst && dst->unit == "tos" && num) params.push_back({"dscp", std::to_string(std::stoll(text) / 4)});
   if (dst && dst->unit == "exponent" && num) {
     params.push_back({"time", format_seconds(ib_timeout_seconds(std::stoll(text)))});
     params.push_back({"source_time", pv.infinite ? "infinite" : format_seconds(ib_timeout_seconds(*pv.number))});
@@ -201,14 +202,14 @@ RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Conte
   std::string text = pv.text;
   if (spec.type == "int" && pv.number) {
     r.range = range_text(effective_range(spec, ctx.platform));
-    FitResult f = fit_number(spec, *pv.number, false, ctx.platform);
+    FitResult f = fit_number(spec, *pv.number, pv.infinite, ctx.platform);
     text = std::to_string(f.value);
     if (f.status == FitResult::kClamped) {
       r.outcome = Outcome::kClamped;
       r.detail = "outside " + spec.name + "'s range " + r.range + ", " + f.detail;
       if (!spec.range_note.empty()) r.detail += " (" + spec.range_note + ")";
       r.todo = "Check that " + spec.name + "=" + text + " is what the job needs.";
-    } else if (f.status == FitResult::kRounded) {
+    } else if (f.status == FitResult::kRounded || f.value != *pv.number) {
       r.outcome = Outcome::kConverted;
       r.detail = f.detail;
     }
@@ -245,6 +246,9 @@ RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Conte
 
 RowResult convert_row(const RowInput& in) {
   const MapRow& row = in.row;
+  // A value is validated even when the row drops it: a malformed line is an error.
+  for (const EnvEntry* e : in.present)
+    if (!e->dynamic) parse_entry(in.rules.source(e->name), *e, in.ctx.platform);
   if (row.action == "drop") {
     RowResult r;
     r.outcome = Outcome::kDropped;

@@ -125,8 +125,11 @@ RowResult convert_socket_retry(const RowInput& in) {
     if (sv->entry && sv->number < 1)
       notes.push_back(source_range_note(*in.rules.source(sv->entry->name), sv->entry->value,
                                         in.ctx.platform));
-  double total_s = std::max(0LL, s.number) * 1e-3 * std::max(0LL, n.number) * (n.number + 1) / 2.0;
-  long long want = static_cast<long long>(std::ceil(total_s)) - 20;
+  // Integer milliseconds: 1400 ms x 210 must be exactly 294 s, not 294.00000000000006.
+  long long retries = std::max(0LL, n.number);
+  long long total_ms = std::max(0LL, s.number) * retries * (retries + 1) / 2;
+  double total_s = static_cast<double>(total_ms) / 1000;
+  long long want = (total_ms + 999) / 1000 - 20;
   FitResult f = fit_number(*dst, want, false, in.ctx.platform);
   std::string budget = "NCCL retries a failed connect " + std::to_string(n.number) +
                        " times with a linear back-off of " + std::to_string(s.number) + " ms, " +

@@ -115,9 +115,8 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
     VarResult v;
     const MapRow* row = check ? nullptr : rules.row_for(e.name);
     if (row && row_done.count(row->id())) {
-      v = t.vars[row_done[row->id()]];
+      v = t.vars[row_done[row->id()]];  // the row ran once for all its variables
       v.input = e;
-      v.outputs.clear();  // written once, by the first variable of the row
     } else if (row) {
       RowInput in{*row, {}, rules, ctx};
       for (const EnvEntry* p : kept)

@@ -26,7 +26,8 @@ void check_names(const std::string& text, bool allow_cidr, bool allow_caret_item
     size_t slash = item.find('/');
     if (allow_cidr && slash != std::string::npos) {
       auto bits = parse_int(item.substr(slash + 1));
-      if (is_ip_address(item.substr(0, slash)) && bits && *bits >= 0 && *bits <= 128) continue;
+      long long max_bits = item.find(':') == std::string::npos ? 32 : 128;
+      if (is_ip_address(item.substr(0, slash)) && bits && *bits >= 0 && *bits <= max_bits) continue;
       throw std::invalid_argument("'" + item + "' is not a CIDR subnet such as 10.0.0.0/16");
     }
     if (!is_ifname(item))
