@@ -193,10 +193,8 @@ std::string format_seconds(double s) {
     std::snprintf(buf, sizeof buf, "%.0f µs", s * 1e6);
   else if (s < 1)
     std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else if (s < 120)
+  else if (s < 3600)  // timeouts are configured in seconds: keep them in seconds
     std::snprintf(buf, sizeof buf, "%.1f s", s);
-  else if (s < 7200)
-    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
   else if (s < 86400 * 365.0)
     std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
   else

@@ -33,7 +33,7 @@ struct FitResult {
 // variable's own no-limit value when it has one in range, else its maximum.
 FitResult fit_number(const VarSpec& spec, long long v, bool infinite, const std::string& platform);
 
-// "4.3 s", "2.1 min", "infinite": for timeouts encoded as exponents.
+// "131 µs", "4.3 s", "2.4 h", "infinite": durations as people configure them.
 std::string format_seconds(double s);
 // 4.096 µs * 2^v, in seconds (the IB Local ACK Timeout encoding).
 double ib_timeout_seconds(long long exponent);
