@@ -20,7 +20,9 @@ std::string render_env_file(const Translation& t, const std::string& command) {
   s += "# Only values valid for " + t.to +
        " are written; the report lists every input variable and what became of it.\n";
   for (const auto& line : t.env) {
-    s += "# <- " + line.origin + "\n";
+    std::string origin;
+    for (char c : line.origin) origin += c == '\n' ? std::string("\\n") : std::string(1, c);
+    s += "# <- " + origin + "\n";
     s += line.name + "=" + shell_quote(line.value) + "\n";
   }
   return s;
