@@ -18,10 +18,12 @@ std::string ranges(const tr::RuleSet& rs, const std::vector<std::string>& vars) 
   std::string s;
   for (const auto& v : vars)
     if (const tr::VarSpec* spec = rs.target(v)) {
-      std::string r = spec->type == "int" ? tr::range_text(tr::effective_range(*spec, "a2")) : spec->type;
+      std::string r =
+          spec->type == "int" ? tr::range_text(tr::effective_range(*spec, "a2")) : spec->type;
       for (const auto& p : spec->platforms) r += "; " + p.note;
       if (spec->multiple_of) r += ", multiple of " + std::to_string(spec->multiple_of);
-      s += (s.empty() ? "" : "; ") + v + " " + r + (spec->unit.empty() ? "" : " (" + spec->unit + ")");
+      s += (s.empty() ? "" : "; ") + v + " " + r +
+           (spec->unit.empty() ? "" : " (" + spec->unit + ")");
     }
   return s;
 }
@@ -33,7 +35,8 @@ std::string render_rule_listing(const tr::RuleSet& rs) {
   if (rs.from.empty())
     os << "Rules of " << rs.to << " (--check)\n\n";
   else
-    os << "Rules " << rs.from << " -> " << rs.to << " (tables: " << tr::join(rs.tables, ", ") << ")\n\n";
+    os << "Rules " << rs.from << " -> " << rs.to << " (tables: " << tr::join(rs.tables, ", ")
+       << ")\n\n";
   for (const auto& row : rs.rows) {
     os << row.id() << " -> " << (row.to.empty() ? "(" + row.action + ")" : tr::join(row.to, ", "))
        << "    [" << row.file << ":" << row.line << "]\n";
@@ -43,11 +46,13 @@ std::string render_rule_listing(const tr::RuleSet& rs) {
     field(os, "grammar", row.grammar);
     std::string values;
     for (const auto& [k, v] : row.values) values += (values.empty() ? "" : ", ") + k + "=" + v;
-    for (const auto& [k, v] : row.drop_values) values += (values.empty() ? "" : ", ") + k + "=(unset)";
+    for (const auto& [k, v] : row.drop_values)
+      values += (values.empty() ? "" : ", ") + k + "=(unset)";
     field(os, "values", values);
     if (row.multiply != 1 || row.divide != 1)
-      field(os, "scale", "x" + std::to_string(row.multiply) + " / " + std::to_string(row.divide) +
-                             ", rounded " + row.round);
+      field(os, "scale",
+            "x" + std::to_string(row.multiply) + " / " + std::to_string(row.divide) + ", rounded " +
+                row.round);
     field(os, "defaults", row.defaults);
     field(os, "source", row.source);
   }
@@ -64,7 +69,8 @@ std::string render_rule_listing(const tr::RuleSet& rs) {
   for (const auto& c : rs.cross) {
     std::string vars;
     for (const auto& m : c.members) vars += (vars.empty() ? "" : ", ") + m.var;
-    os << "  " << c.id << " (" << c.kind << ": " << vars << ")    [" << c.file << ":" << c.line << "]\n";
+    os << "  " << c.id << " (" << c.kind << ": " << vars << ")    [" << c.file << ":" << c.line
+       << "]\n";
     field(os, "  source", c.source);
   }
   return os.str();

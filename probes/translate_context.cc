@@ -13,7 +13,9 @@ namespace tr = compat::translate;
 
 namespace {
 
-bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+bool has_glob(const std::string& s) {
+  return s.find_first_of("*?[") != std::string::npos;
+}
 
 const netplane::Plane& pick_plane(const Profile& profile, const std::string& name,
                                   std::string& why_none) {
@@ -39,8 +41,9 @@ tr::ParamPlane resolve_param_plane(const Profile& profile, const std::string& no
   if (!node_name.empty()) {
     node = profile.find_node(node_name);
     if (!node)
-      throw compat::InputError("command line", 0, 0, "--node",
-                               "the profile " + profile.source + " has no node '" + node_name + "'");
+      throw compat::InputError(
+          "command line", 0, 0, "--node",
+          "the profile " + profile.source + " has no node '" + node_name + "'");
   }
   if (!pp.unresolved.empty()) return pp;
   pp.plane = plane.name;
@@ -72,10 +75,12 @@ tr::ParamPlane resolve_param_plane(const Profile& profile, const std::string& no
   } else if (pattern.back() == '*' && !has_glob(pattern.substr(0, pattern.size() - 1))) {
     pp.nic_prefix = pattern.substr(0, pattern.size() - 1);
   } else {
-    pp.unresolved = "its NIC is the glob '" + pattern + "', which the interface grammar cannot express";
+    pp.unresolved =
+        "its NIC is the glob '" + pattern + "', which the interface grammar cannot express";
   }
   if (node)
-    if (auto it = node->addresses.find(plane.name); it != node->addresses.end()) pp.node_ip = it->second;
+    if (auto it = node->addresses.find(plane.name); it != node->addresses.end())
+      pp.node_ip = it->second;
   std::vector<netplane::IpPrefix> subnets = plane.subnets;
   pp.contains_ip = [subnets](const std::string& ip) {
     auto a = netplane::try_parse_ip(ip);

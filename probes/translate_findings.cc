@@ -24,8 +24,8 @@ reports::Finding var_finding(const tr::Translation& t, const tr::VarResult& v) {
       {"value", v.input.value},
       {"where", v.input.where()},
       {"result", !v.outputs.empty() ? outputs_text(v.outputs)
-                 : v.input.dynamic    ? "(set at run time)"
-                                      : "(not written)"},
+                 : v.input.dynamic  ? "(set at run time)"
+                                    : "(not written)"},
       {"detail", v.detail},
       {"todo", v.todo},
       {"note", v.detail.empty() ? "" : " (" + v.detail + ")"},
@@ -54,7 +54,8 @@ reports::Finding var_finding(const tr::Translation& t, const tr::VarResult& v) {
     case tr::Outcome::kNeedsReview:
       return reports::make_finding("COMM-PARAM-REVIEW", Status::kFail, e, p);
     case tr::Outcome::kDropped:
-      return reports::make_finding("COMM-PARAM-DROPPED", v.risk ? Status::kWarn : Status::kPass, e, p);
+      return reports::make_finding("COMM-PARAM-DROPPED", v.risk ? Status::kWarn : Status::kPass, e,
+                                   p);
     case tr::Outcome::kUnknown:
       break;
   }
@@ -63,7 +64,8 @@ reports::Finding var_finding(const tr::Translation& t, const tr::VarResult& v) {
 
 const char* cross_code(const tr::CrossResult& c) {
   if (c.kind == "greater") return "COMM-PARAM-ORDER";
-  if (c.kind == "equals-profile") return c.state == tr::CrossResult::kFixed ? "COMM-PARAM-PFC-SET" : "COMM-PARAM-PFC";
+  if (c.kind == "equals-profile")
+    return c.state == tr::CrossResult::kFixed ? "COMM-PARAM-PFC-SET" : "COMM-PARAM-PFC";
   if (c.kind == "ports") return "COMM-PARAM-PORTS";
   if (c.kind == "requires") return "COMM-PARAM-REQUIRES";
   if (c.kind == "exclusive") return "COMM-PARAM-EXCLUSIVE";
@@ -71,8 +73,8 @@ const char* cross_code(const tr::CrossResult& c) {
 }
 
 reports::Finding cross_finding(const tr::CrossResult& c) {
-  reports::Params p = {{"rule", c.id},        {"values", c.values}, {"detail", c.detail},
-                       {"todo", c.todo},      {"source", c.source}, {"severity", c.severity}};
+  reports::Params p = {{"rule", c.id},   {"values", c.values}, {"detail", c.detail},
+                       {"todo", c.todo}, {"source", c.source}, {"severity", c.severity}};
   Status s = Status::kPass;
   switch (c.state) {
     case tr::CrossResult::kOk:
@@ -101,8 +103,9 @@ std::vector<reports::Finding> translation_findings(const tr::Translation& t) {
   if (!t.others.empty()) {
     std::string names;
     for (const auto& n : t.others) names += (names.empty() ? "" : ", ") + n;
-    out.push_back(reports::make_finding("COMM-PARAM-OTHERS", Status::kPass, "other variables",
-                                        {{"count", std::to_string(t.others.size())}, {"names", names}}));
+    out.push_back(
+        reports::make_finding("COMM-PARAM-OTHERS", Status::kPass, "other variables",
+                              {{"count", std::to_string(t.others.size())}, {"names", names}}));
   }
   return out;
 }
@@ -113,12 +116,13 @@ std::string translation_json(const tr::Translation& t) {
   j["to"] = t.to;
   j["tables"] = t.tables;
   j["env"] = nlohmann::ordered_json::array();
-  for (const auto& l : t.env) j["env"].push_back({{"name", l.name}, {"value", l.value}, {"origin", l.origin}});
+  for (const auto& l : t.env)
+    j["env"].push_back({{"name", l.name}, {"value", l.value}, {"origin", l.origin}});
   j["variables"] = nlohmann::ordered_json::array();
   for (const auto& v : t.vars) {
-    nlohmann::ordered_json o = {{"name", v.input.name},       {"value", v.input.value},
-                                {"where", v.input.where()},   {"outcome", tr::to_string(v.outcome)},
-                                {"rule", v.rule},             {"source", v.source}};
+    nlohmann::ordered_json o = {{"name", v.input.name},     {"value", v.input.value},
+                                {"where", v.input.where()}, {"outcome", tr::to_string(v.outcome)},
+                                {"rule", v.rule},           {"source", v.source}};
     o["outputs"] = nlohmann::ordered_json::object();
     for (const auto& [k, val] : v.outputs) o["outputs"][k] = val;
     j["variables"].push_back(std::move(o));

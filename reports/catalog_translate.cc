@@ -18,17 +18,16 @@ constexpr CatalogEntry kEntries[] = {
      "{var}={value} ({where}) -> {result}: {detail}",
      "{var}={value} ({where}) -> {result}: {detail}", "Nothing to do."},
     {"COMM-PARAM-CLAMPED", Layer::kL3, "variable within the target's range",
-     "{var}={value} ({where}) -> {result}",
-     "{var}={value} ({where}) -> {result}: {detail}",
-     "{todo} Set the value inside the range in the source to make this finding go away."},
+     "{var}={value} ({where}) -> {result}", "{var}={value} ({where}) -> {result}: {detail}",
+     "{todo}"},
     {"COMM-PARAM-REVIEW", Layer::kL3, "variable translated automatically",
      "{var}={value} ({where}) translated",
      "{var}={value} ({where}) has no safe automatic translation: {detail}", "{todo}"},
     {"COMM-PARAM-DROPPED", Layer::kL3, "variable has a counterpart",
      "{var}={value} ({where}) dropped: {detail}",
      "{var}={value} ({where}) dropped although it had an effect: {detail}", "{todo}"},
-    {"COMM-PARAM-UNKNOWN", Layer::kL3, "variable known to the rules",
-     "{var} is known", "{var}={value} ({where}) is not a variable the rules know: {detail}; it is "
+    {"COMM-PARAM-UNKNOWN", Layer::kL3, "variable known to the rules", "{var} is known",
+     "{var}={value} ({where}) is not a variable the rules know: {detail}; it is "
      "not carried over",
      "Check the spelling. If the setting matters on {library}, set its counterpart by hand, or "
      "add a row to a rule table and pass it with --rules FILE."},
@@ -46,13 +45,15 @@ constexpr CatalogEntry kEntries[] = {
      "{values}: none in the unreserved part of ip_local_port_range", "{detail}", "{todo}"},
     {"COMM-PARAM-REQUIRES", Layer::kL3, "variable's prerequisite set",
      "{values}: the prerequisite is set", "{detail}", "{todo}"},
-    {"COMM-PARAM-EXCLUSIVE", Layer::kL3, "mutually exclusive variables",
-     "{values}: not both on", "{detail}", "{todo}"},
-    {"COMM-PARAM-LIMIT", Layer::kL3, "combined limit of two variables", "{values}: within the limit",
+    {"COMM-PARAM-EXCLUSIVE", Layer::kL3, "mutually exclusive variables", "{values}: not both on",
      "{detail}", "{todo}"},
+    {"COMM-PARAM-LIMIT", Layer::kL3, "combined limit of two variables",
+     "{values}: within the limit", "{detail}", "{todo}"},
 };
 }  // namespace
 
-std::span<const CatalogEntry> translate() { return kEntries; }
+std::span<const CatalogEntry> translate() {
+  return kEntries;
+}
 
 }  // namespace hn::reports::catalog_parts

@@ -10,12 +10,12 @@ namespace hn::compat::translate {
 namespace {
 
 // N1 (NCCL env docs): algorithm and function names, case-insensitive.
-const std::vector<std::string> kNcclAlgos = {"Ring", "Tree", "CollnetDirect", "CollnetChain",
-                                             "NVLS", "NVLSTree", "PAT"};
+const std::vector<std::string> kNcclAlgos = {
+    "Ring", "Tree", "CollnetDirect", "CollnetChain", "NVLS", "NVLSTree", "PAT"};
 const std::vector<std::string> kNcclFunctions = {"broadcast", "reduce", "allgather",
                                                  "reducescatter", "allreduce"};
 // H-AL: level-1 algorithms; level0 accepts only NA. pairwise is for alltoall.
-const std::vector<std::string> kHcclAlgos = {"ring", "H-D_R", "NHR", "NHR_V1",
+const std::vector<std::string> kHcclAlgos = {"ring", "H-D_R", "NHR",      "NHR_V1",
                                              "NB",   "AHC",   "pipeline", "pairwise"};
 const std::vector<std::string> kHcclOps = {"allreduce", "allgather", "reducescatter", "alltoall"};
 // NCCL functions HCCL_ALGO can name per op.
@@ -73,7 +73,8 @@ std::vector<HcclAlgoEntry> parse_hccl_algo(std::string_view s) {
       if (colon == std::string::npos || part.rfind("level", 0) != 0)
         throw std::invalid_argument("'" + part + "' is not levelN:<algorithm>");
       auto n = parse_int(part.substr(5, colon - 5));
-      if (!n || *n < 0 || *n > 2) throw std::invalid_argument("'" + part + "': level must be 0, 1 or 2");
+      if (!n || *n < 0 || *n > 2)
+        throw std::invalid_argument("'" + part + "': level must be 0, 1 or 2");
       std::string algo = part.substr(colon + 1);
       if (*n == 0) {
         if (algo != "NA") throw std::invalid_argument("level0 accepts only NA, got '" + algo + "'");
@@ -109,8 +110,8 @@ AlgoConversion nccl_algo_to_hccl(const std::vector<NcclAlgoGroup>& groups) {
   std::vector<std::string> ops;      // ops with ring, in order
   std::vector<std::string> claimed;  // functions named explicitly (mapped or not)
   for (const auto& g : groups) {
-    std::string text = (g.function.empty() ? "" : g.function + ":") + (g.exclude ? "^" : "") +
-                       join(g.algos, ",");
+    std::string text =
+        (g.function.empty() ? "" : g.function + ":") + (g.exclude ? "^" : "") + join(g.algos, ",");
     if (!g.function.empty()) claimed.push_back(g.function);
     bool ring_only = !g.exclude && g.algos.size() == 1 && g.algos[0] == "Ring";
     if (!ring_only) {
@@ -133,7 +134,9 @@ AlgoConversion nccl_algo_to_hccl(const std::vector<NcclAlgoGroup>& groups) {
       for (const auto& [fn, op] : kNcclToHcclOp)
         if (std::find(claimed.begin(), claimed.end(), fn) == claimed.end()) ops.push_back(op);
     std::sort(ops.begin(), ops.end(), [](const std::string& a, const std::string& b) {
-      auto pos = [](const std::string& o) { return std::find(kHcclOps.begin(), kHcclOps.end(), o); };
+      auto pos = [](const std::string& o) {
+        return std::find(kHcclOps.begin(), kHcclOps.end(), o);
+      };
       return pos(a) < pos(b);
     });
     for (const auto& op : ops) entries.push_back({op, {{0, "NA"}, {1, "ring"}}});

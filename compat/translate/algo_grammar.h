@@ -24,8 +24,8 @@ struct NcclAlgoGroup {
 std::vector<NcclAlgoGroup> parse_nccl_algo(std::string_view s);
 
 struct HcclAlgoEntry {
-  std::string op;                      // empty = every op
-  std::map<int, std::string> levels;   // level -> algorithm (level0 is always NA)
+  std::string op;                     // empty = every op
+  std::map<int, std::string> levels;  // level -> algorithm (level0 is always NA)
 };
 std::vector<HcclAlgoEntry> parse_hccl_algo(std::string_view s);
 std::string format_hccl_algo(const std::vector<HcclAlgoEntry>& entries);

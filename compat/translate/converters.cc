@@ -128,20 +128,25 @@ RowResult convert_value(const RowInput& in) {
       }
     }
     if (!mapped)
-      return needs_review(e.value + " has no counterpart in " + to + " (mapped values: " + keys + ")",
-                          "Choose the " + to + " value by hand and set it explicitly.");
+      return needs_review(
+          e.value + " has no counterpart in " + to + " (mapped values: " + keys + ")",
+          "Choose the " + to + " value by hand and set it explicitly.");
     changed = text != pv.text;
   }
   std::optional<long long> num;
   bool infinite = pv.infinite && in.row.values.empty();
   if (in.row.multiply != 1 || in.row.divide != 1) {
-    if (!pv.number) throw std::logic_error("rules: scaling row " + in.row.id() + " on a non-number");
+    if (!pv.number)
+      throw std::logic_error("rules: scaling row " + in.row.id() + " on a non-number");
     long long scaled = *pv.number * in.row.multiply;
     long long q = scaled / in.row.divide, rem = scaled % in.row.divide;
     if (rem != 0) {
       if (in.row.round == "up" || (in.row.round == "nearest" && rem * 2 >= in.row.divide)) ++q;
       notes.push_back("not a whole number of " + (dst ? dst->unit : std::string("units")) +
-                      ": rounded " + (in.row.round == "down" ? "down" : in.row.round == "up" ? "up" : "to nearest"));
+                      ": rounded " +
+                      (in.row.round == "down" ? "down"
+                       : in.row.round == "up" ? "up"
+                                              : "to nearest"));
     }
     num = q;
     changed = true;
@@ -157,7 +162,8 @@ RowResult convert_value(const RowInput& in) {
     text = std::to_string(f.value);
     if (f.status == FitResult::kClamped) {
       r.outcome = Outcome::kClamped;
-      notes.push_back(pv.infinite ? e.value + " means no limit; " + to + " accepts " + r.range + ", " + f.detail
+      notes.push_back(pv.infinite ? e.value + " means no limit; " + to + " accepts " + r.range +
+                                        ", " + f.detail
                                   : "outside " + to + "'s range " + r.range + ", " + f.detail);
     } else if (f.status == FitResult::kRounded) {
       changed = true;
@@ -169,17 +175,21 @@ RowResult convert_value(const RowInput& in) {
     try {
       text = parse_typed(*dst, text, platform).text;
     } catch (const std::invalid_argument& x) {
-      return needs_review(e.value + " becomes '" + text + "', which " + to + " does not accept: " + x.what(),
-                          "Choose the " + to + " value by hand and set it explicitly.");
+      return needs_review(
+          e.value + " becomes '" + text + "', which " + to + " does not accept: " + x.what(),
+          "Choose the " + to + " value by hand and set it explicitly.");
     }
   }
-  if (r.outcome != Outcome::kClamped && (changed || text != pv.text)) r.outcome = Outcome::kConverted;
+  if (r.outcome != Outcome::kClamped && (changed || text != pv.text))
+    r.outcome = Outcome::kConverted;
   std::vector<std::pair<std::string, std::string>> params = {
       {"value", e.value}, {"result", text}, {"to", to}, {"range", r.range}};
-  if (dst && dst->unit == "tos" && num) params.push_back({"dscp", std::to_string(std::stoll(text) / 4)});
+  if (dst && dst->unit == "tos" && num)
+    params.push_back({"dscp", std::to_string(std::stoll(text) / 4)});
   if (dst && dst->unit == "exponent" && num) {
     params.push_back({"time", format_seconds(ib_timeout_seconds(std::stoll(text)))});
-    params.push_back({"source_time", pv.infinite ? "infinite" : format_seconds(ib_timeout_seconds(*pv.number))});
+    params.push_back(
+        {"source_time", pv.infinite ? "infinite" : format_seconds(ib_timeout_seconds(*pv.number))});
   }
   notes.push_back(render_rule_text(in.row.why, params));
   r.outputs = {{to, text}};
@@ -195,7 +205,7 @@ RowResult convert_value(const RowInput& in) {
 RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Context& ctx) {
   RowResult r;
   if (e.dynamic) {
-    r.detail = "its value is only known at run time (" + e.raw + "); it stays with the script";
+    r.detail = "the script computes it at run time; it stays there";
     return r;
   }
   ParsedValue pv = parse_entry(&spec, e, ctx.platform);
@@ -226,7 +236,8 @@ RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Conte
     r.outcome = Outcome::kClamped;
     r.detail = "a key is outside its range (";
     for (const auto& [k, range] : spec.keys)
-      r.detail += k + " [" + std::to_string(range.first) + ", " + std::to_string(range.second) + "] ";
+      r.detail +=
+          k + " [" + std::to_string(range.first) + ", " + std::to_string(range.second) + "] ";
     r.detail.back() = ')';
     r.todo = "Check that " + spec.name + "=" + text + " is what the job needs.";
   } else if (spec.type == "ports" && (spec.min || spec.max)) {
@@ -260,9 +271,10 @@ RowResult convert_row(const RowInput& in) {
   if (row.action == "review") return needs_review(row.why, row.todo);
   for (const EnvEntry* e : in.present)
     if (e->dynamic)
-      return needs_review(e->name + " is only known at run time (" + e->raw + ")",
-                          "Translate inside the job with `hnprecheck translate --from-env`, or write "
-                          "a literal value.");
+      return needs_review(
+          e->name + " is only known at run time (" + e->raw + ")",
+          "Translate inside the job with `hnprecheck translate --from-env`, or write "
+          "a literal value.");
   const std::string& c = row.convert;
   if (c == "value") return convert_value(in);
   if (c == "ifname") return convert_ifname(in);

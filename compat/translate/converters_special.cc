@@ -30,7 +30,7 @@ RowResult dropped(std::string detail) {
 
 // A source interface selection, whatever its grammar.
 struct Selection {
-  IfnameSpec spec;       // names part
+  IfnameSpec spec;        // names part
   bool has_cidr = false;  // OMPI items that are subnets
   bool ip = false;        // HCCL_IF_IP: one address, no names
 };
@@ -66,7 +66,8 @@ RowResult convert_ifname(const RowInput& in) {
   const std::string to_ip = in.row.to.size() > 1 ? in.row.to[1] : "";
   const bool hccl = to.rfind("HCCL_", 0) == 0;
   Selection sel = read_selection(in.rules.source(e.name), e, in.ctx.platform);
-  std::string first_note = hccl ? "; HCCL uses only the first matching NIC, so it is named exactly" : "";
+  std::string first_note =
+      hccl ? "; HCCL uses only the first matching NIC, so it is named exactly" : "";
   if (in.ctx.param) {
     const ParamPlane& p = *in.ctx.param;
     std::string plane = "parameter plane " + p.plane;
@@ -87,19 +88,21 @@ RowResult convert_ifname(const RowInput& in) {
       return converted({{to, v}}, d, v == e.value ? Outcome::kTranslated : Outcome::kConverted);
     }
     if (!to_ip.empty() && !p.node_ip.empty())
-      return converted({{to_ip, p.node_ip}},
-                       "this node's address on the " + plane + " (" + to_ip + " outranks " + to +
-                           "); the file is for this node only");
+      return converted({{to_ip, p.node_ip}}, "this node's address on the " + plane + " (" + to_ip +
+                                                 " outranks " + to +
+                                                 "); the file is for this node only");
     if (!p.nic_prefix.empty())
       return converted({{to, p.nic_prefix}}, "the " + plane + " NICs are " + p.nic_prefix + "*" +
                                                  (hccl ? "; HCCL takes the first of them" : ""));
-    return needs_review("the " + plane + " has no single NIC name: " + p.unresolved,
-                        "Name the NIC in the profile (planes[].nic or nodes[].nics), or pass --node "
-                        "NAME with nodes[].addresses so " + (to_ip.empty() ? to : to_ip) +
-                            " can be set.");
+    return needs_review(
+        "the " + plane + " has no single NIC name: " + p.unresolved,
+        "Name the NIC in the profile (planes[].nic or nodes[].nics), or pass --node "
+        "NAME with nodes[].addresses so " +
+            (to_ip.empty() ? to : to_ip) + " can be set.");
   }
   // No profile: only selections that mean the same on both sides carry over.
-  if (!sel.ip && !sel.has_cidr && !sel.spec.exclude && sel.spec.exact && sel.spec.items.size() == 1) {
+  if (!sel.ip && !sel.has_cidr && !sel.spec.exclude && sel.spec.exact &&
+      sel.spec.items.size() == 1) {
     std::string v = "=" + sel.spec.items.front();
     return converted({{to, v}}, "one exact NIC name means the same to both libraries",
                      v == e.value ? Outcome::kTranslated : Outcome::kConverted);
@@ -107,12 +110,12 @@ RowResult convert_ifname(const RowInput& in) {
   if (!hccl && !sel.ip && !sel.has_cidr && sel.spec.exact && e.name.rfind("HCCL_", 0) != 0)
     return converted({{to, format_ifname_spec(sel.spec)}},
                      "exact names keep their meaning; NCCL uses every listed NIC");
-  return needs_review(
-      "without a cluster profile the parameter-plane NIC is unknown, and " + e.name + "=" + e.value +
-          (hccl ? " may match several NICs where HCCL uses only the first"
-                : " does not carry over to NCCL's grammar unchanged"),
-      "Pass --profile CLUSTER.yaml (its parameter plane names the NIC), or set " + to +
-          "==<parameter-plane NIC> by hand.");
+  return needs_review("without a cluster profile the parameter-plane NIC is unknown, and " +
+                          e.name + "=" + e.value +
+                          (hccl ? " may match several NICs where HCCL uses only the first"
+                                : " does not carry over to NCCL's grammar unchanged"),
+                      "Pass --profile CLUSTER.yaml (its parameter plane names the NIC), or set " +
+                          to + "==<parameter-plane NIC> by hand.");
 }
 
 RowResult convert_socket_retry(const RowInput& in) {
@@ -123,8 +126,8 @@ RowResult convert_socket_retry(const RowInput& in) {
   std::vector<std::string> notes;
   for (const SourceValue* sv : {&n, &s})
     if (sv->entry && sv->number < 1)
-      notes.push_back(source_range_note(*in.rules.source(sv->entry->name), sv->entry->value,
-                                        in.ctx.platform));
+      notes.push_back(
+          source_range_note(*in.rules.source(sv->entry->name), sv->entry->value, in.ctx.platform));
   // Integer milliseconds: 1400 ms x 210 must be exactly 294 s, not 294.00000000000006.
   long long retries = std::max(0LL, n.number);
   long long total_ms = std::max(0LL, s.number) * retries * (retries + 1) / 2;
@@ -138,8 +141,8 @@ RowResult convert_socket_retry(const RowInput& in) {
   r.range = range_text(effective_range(*dst, in.ctx.platform));
   if (f.status == FitResult::kClamped) {
     r.outcome = Outcome::kClamped;
-    budget += ", within " + r.range + ": " + to + "=" + std::to_string(f.value) + " waits " +
-              std::to_string(f.value + 20) + " s";
+    budget += ", and " + to + " must lie in " + r.range + ": " + to + "=" +
+              std::to_string(f.value) + " waits " + std::to_string(f.value + 20) + " s";
     r.todo = "Check that a link-setup wait of " + std::to_string(f.value + 20) +
              " s is acceptable; HCCL cannot give up sooner.";
   } else {
@@ -158,13 +161,15 @@ RowResult convert_connect_timeout_retry(const RowInput& in) {
   double budget_s = static_cast<double>(*pv.number) + 20;
   long long n = 1;
   while (sleep_ms * 1e-3 * n * (n + 1) / 2.0 < budget_s) ++n;
-  RowResult r = converted({{in.row.to.at(0), std::to_string(n)}, {in.row.to.at(1), std::to_string(sleep_ms)}},
-                          "HCCL waits " + e.value + " + 20 s = " + format_seconds(budget_s) +
-                              "; NCCL (2.24+) retries with a linear back-off, and " +
-                              std::to_string(n) + " retries of " + std::to_string(sleep_ms) +
-                              " ms cover " + format_seconds(sleep_ms * 1e-3 * n * (n + 1) / 2.0));
+  RowResult r =
+      converted({{in.row.to.at(0), std::to_string(n)}, {in.row.to.at(1), std::to_string(sleep_ms)}},
+                "HCCL waits " + e.value + " + 20 s = " + format_seconds(budget_s) +
+                    "; NCCL (2.24+) retries with a linear back-off, and " + std::to_string(n) +
+                    " retries of " + std::to_string(sleep_ms) + " ms cover " +
+                    format_seconds(sleep_ms * 1e-3 * n * (n + 1) / 2.0));
   if (pv.outside_range)
-    r.detail = source_range_note(*in.rules.source(e.name), e.value, in.ctx.platform) + "; " + r.detail;
+    r.detail =
+        source_range_note(*in.rules.source(e.name), e.value, in.ctx.platform) + "; " + r.detail;
   return r;
 }
 
@@ -182,14 +187,17 @@ RowResult convert_port_min_range(const RowInput& in) {
                                   std::to_string(count.number) + " become one HCCL range");
   if (dst && dst->min && start < *dst->min) {
     if (hi < *dst->min)
-      return needs_review("every port of " + std::to_string(start) + "-" + std::to_string(hi) +
-                              " is below " + std::to_string(*dst->min) + (dst->range_note.empty() ? "" : " (" + dst->range_note + ")"),
-                          "Choose ports above 1023 and outside ip_local_port_range for " + to + ".");
+      return needs_review(
+          "every port of " + std::to_string(start) + "-" + std::to_string(hi) + " is below " +
+              std::to_string(*dst->min) +
+              (dst->range_note.empty() ? "" : " (" + dst->range_note + ")"),
+          "Choose ports above 1023 and outside ip_local_port_range for " + to + ".");
     start = *dst->min;
     r.outcome = Outcome::kClamped;
     r.detail += "; ports below " + std::to_string(*dst->min) + " are left out" +
                 (dst->range_note.empty() ? "" : " (" + dst->range_note + ")");
-    r.todo = "Check that the firewall opens " + std::to_string(start) + "-" + std::to_string(hi) + ".";
+    r.todo =
+        "Check that the firewall opens " + std::to_string(start) + "-" + std::to_string(hi) + ".";
   }
   r.outputs = {{to, std::to_string(start) + "-" + std::to_string(hi)}};
   return r;
@@ -199,19 +207,23 @@ RowResult convert_pfc(const RowInput& in) {
   const EnvEntry& e = *in.present.front();
   const std::string& to = in.row.to.front();
   ParsedValue pv = parse_entry(in.rules.source(e.name), e, in.ctx.platform);
-  std::string note = pv.outside_range
-                         ? source_range_note(*in.rules.source(e.name), e.value, in.ctx.platform) + "; "
-                         : "";
+  std::string note =
+      pv.outside_range
+          ? source_range_note(*in.rules.source(e.name), e.value, in.ctx.platform) + "; "
+          : "";
   if (!in.ctx.pfc_priority)
-    return needs_review(note + to + " must equal the PFC priority of the RoCE NICs (defaults: NCCL 0, "
-                               "HCCL 4); " + e.name + "=" + e.value + " was chosen for the old fabric",
+    return needs_review(note + to +
+                            " must equal the PFC priority of the RoCE NICs (defaults: NCCL 0, "
+                            "HCCL 4); " +
+                            e.name + "=" + e.value + " was chosen for the old fabric",
                         "Set comm.pfc_priority in the cluster profile and pass --profile, or set " +
                             to + " to the NICs' PFC priority by hand.");
   std::string v = std::to_string(*in.ctx.pfc_priority);
-  return converted({{to, v}},
-                   note + to + " must equal the RoCE NICs' PFC priority, " + v + " in the profile" +
-                       (v == e.value ? "" : " (" + e.name + "=" + e.value + " served the old fabric)"),
-                   v == e.value ? Outcome::kTranslated : Outcome::kConverted);
+  return converted(
+      {{to, v}},
+      note + to + " must equal the RoCE NICs' PFC priority, " + v + " in the profile" +
+          (v == e.value ? "" : " (" + e.name + "=" + e.value + " served the old fabric)"),
+      v == e.value ? Outcome::kTranslated : Outcome::kConverted);
 }
 
 RowResult convert_nccl_algo(const RowInput& in) {
@@ -222,11 +234,15 @@ RowResult convert_nccl_algo(const RowInput& in) {
   std::string unmapped = join(c.unmapped, ";");
   if (c.unmapped.empty()) return converted({{to, c.value}}, in.row.why);
   if (c.value.empty())
-    return dropped(unmapped + " has no " + to + " counterpart (only ring exists on both sides); "
+    return dropped(unmapped + " has no " + to +
+                   " counterpart (only ring exists on both sides); "
                    "left unset, HCCL chooses its algorithm itself");
-  return needs_review("only part of it maps: " + to + "=" + c.value + "; no counterpart for " + unmapped,
-                      "Set " + to + "=" + c.value + " only if ring is really wanted for those ops; "
-                      "otherwise leave " + to + " unset so HCCL chooses.");
+  return needs_review(
+      "only part of it maps: " + to + "=" + c.value + "; no counterpart for " + unmapped,
+      "Set " + to + "=" + c.value +
+          " only if ring is really wanted for those ops; "
+          "otherwise leave " +
+          to + " unset so HCCL chooses.");
 }
 
 RowResult convert_hccl_algo(const RowInput& in) {
@@ -238,8 +254,9 @@ RowResult convert_hccl_algo(const RowInput& in) {
   if (c.unmapped.empty()) return converted({{to, c.value}}, in.row.why);
   if (c.value.empty())
     return dropped(unmapped + " has no " + to + " counterpart; left unset, NCCL chooses itself");
-  return needs_review("only part of it maps: " + to + "=" + c.value + "; no counterpart for " + unmapped,
-                      "Set " + to + "=" + c.value + " only if ring is really wanted; otherwise leave it unset.");
+  return needs_review(
+      "only part of it maps: " + to + "=" + c.value + "; no counterpart for " + unmapped,
+      "Set " + to + "=" + c.value + " only if ring is really wanted; otherwise leave it unset.");
 }
 
 RowResult convert_debug_subsys(const RowInput& in) {
@@ -267,9 +284,10 @@ RowResult convert_ccl_mnic(const RowInput& in) {
     (item[0] == '^' ? neg : pos).push_back(item[0] == '^' ? item.substr(1) : item);
   const std::string& to = in.row.to.front();
   if (!pos.empty() && !neg.empty())
-    return needs_review("oneCCL's '^' is per item, " + to + "'s applies to the whole list; " + e.value +
-                            " mixes both",
-                        "Set " + to + " to either the NICs to use or (with one leading ^) the ones to avoid.");
+    return needs_review(
+        "oneCCL's '^' is per item, " + to + "'s applies to the whole list; " + e.value +
+            " mixes both",
+        "Set " + to + " to either the NICs to use or (with one leading ^) the ones to avoid.");
   std::string v = neg.empty() ? join(pos, ",") : "^" + join(neg, ",");
   return converted({{to, v}}, in.row.why);
 }

@@ -74,12 +74,18 @@ class Evaluator {
     // Only documented defaults involved: the platform's own configuration, not
     // this input, is at fault, so it is advice rather than a blocker.
     if (!any_set) r.severity = "warn";
-    if (rule.kind == "greater") greater(rule, vals, r);
-    else if (rule.kind == "equals-profile") equals_profile(rule, vals, r);
-    else if (rule.kind == "ports") ports(rule, r);
-    else if (rule.kind == "requires") requires_rule(rule, vals, r);
-    else if (rule.kind == "exclusive") exclusive(rule, vals, r);
-    else if (rule.kind == "product-max") product_max(rule, vals, r);
+    if (rule.kind == "greater")
+      greater(rule, vals, r);
+    else if (rule.kind == "equals-profile")
+      equals_profile(rule, vals, r);
+    else if (rule.kind == "ports")
+      ports(rule, r);
+    else if (rule.kind == "requires")
+      requires_rule(rule, vals, r);
+    else if (rule.kind == "exclusive")
+      exclusive(rule, vals, r);
+    else if (rule.kind == "product-max")
+      product_max(rule, vals, r);
     if (r.state == CrossResult::kViolated || r.state == CrossResult::kFixed) {
       if (r.detail.empty()) r.detail = render_rule_text(rule.why, params_);
       r.todo = render_rule_text(rule.todo, params_);
@@ -119,8 +125,8 @@ class Evaluator {
 
   void equals_profile(const CrossRule& rule, const std::vector<Val>& v, CrossResult& r) {
     if (rule.profile_key != "pfc_priority" || !ctx_.pfc_priority)
-      return not_checked(r, "the cluster profile gives no comm." + rule.profile_key + " to compare " +
-                                v[0].name + " with");
+      return not_checked(r, "the cluster profile gives no comm." + rule.profile_key +
+                                " to compare " + v[0].name + " with");
     std::string want = std::to_string(*ctx_.pfc_priority);
     params_.push_back({"profile_value", want});
     if (v[0].text == want) {
@@ -140,13 +146,14 @@ class Evaluator {
     struct Use {
       std::string var;
       std::vector<PortRange> ranges;
+      bool set = false;
     };
     std::vector<Use> uses;
     r.values.clear();
     for (const auto& m : rule.members) {
       Val v = lookup(m.var);
       if (!v.text || (!v.set && !m.unless.empty() && env_.count(m.unless))) continue;
-      Use u{m.var, {}};
+      Use u{m.var, {}, v.set};
       if (auto n = parse_int(*v.text)) {
         u.ranges.push_back({*n, *n + m.count - 1});
       } else {
@@ -154,36 +161,46 @@ class Evaluator {
         if (ps.is_auto) continue;
         u.ranges = ps.ranges;
       }
-      r.values += (r.values.empty() ? "" : ", ") + v.describe() + " -> " + format_port_ranges(u.ranges);
+      r.values +=
+          (r.values.empty() ? "" : ", ") + v.describe() + " -> " + format_port_ranges(u.ranges);
       uses.push_back(std::move(u));
     }
     params_[0].second = r.values;
     if (uses.empty()) return;
-    if (!ctx_.ephemeral) return not_checked(r, "the local port range is unknown: " + ctx_.ports_source);
+    if (!ctx_.ephemeral)
+      return not_checked(r, "the local port range is unknown: " + ctx_.ports_source);
     std::vector<std::string> problems;
     std::vector<PortRange> clash;
+    bool user_set = false;  // a clash involving a port the input set (not only a default)
     for (const auto& u : uses)
       for (const auto& pr : u.ranges) {
         auto o = ephemeral_overlap(pr, *ctx_.ephemeral, ctx_.reserved);
         if (o.empty()) continue;
         clash.insert(clash.end(), o.begin(), o.end());
-        problems.push_back(u.var + " ports " + format_port_ranges(o) + " lie in ip_local_port_range " +
-                           format_port_ranges({*ctx_.ephemeral}) + " and are not reserved");
+        user_set = user_set || u.set;
+        problems.push_back(u.var + " ports " + format_port_ranges(o) +
+                           " lie in ip_local_port_range " + format_port_ranges({*ctx_.ephemeral}) +
+                           " and are not reserved");
       }
     for (size_t i = 0; i < uses.size(); ++i)
       for (size_t j = i + 1; j < uses.size(); ++j)
         for (const auto& a : uses[i].ranges)
           for (const auto& b : uses[j].ranges)
-            if (a.lo <= b.hi && b.lo <= a.hi)
-              problems.push_back(uses[i].var + " and " + uses[j].var + " share ports " +
-                                 format_port_ranges({{std::max(a.lo, b.lo), std::min(a.hi, b.hi)}}));
+            if (a.lo <= b.hi && b.lo <= a.hi) {
+              user_set = user_set || uses[i].set || uses[j].set;
+              problems.push_back(
+                  uses[i].var + " and " + uses[j].var + " share ports " +
+                  format_port_ranges({{std::max(a.lo, b.lo), std::min(a.hi, b.hi)}}));
+            }
     params_.push_back({"ports", format_port_ranges(clash)});
-    params_.push_back({"ephemeral", format_port_ranges({*ctx_.ephemeral}) + " (" + ctx_.ports_source + ")"});
+    params_.push_back(
+        {"ephemeral", format_port_ranges({*ctx_.ephemeral}) + " (" + ctx_.ports_source + ")"});
     if (problems.empty()) {
       r.state = CrossResult::kOk;
       return;
     }
     r.state = CrossResult::kViolated;
+    if (!user_set) r.severity = "warn";  // only defaults clash: the platform's setup, not the input
     std::string d;
     for (const auto& p : problems) d += (d.empty() ? "" : "; ") + p;
     r.detail = d + "; " + render_rule_text(rule.why, params_);
@@ -216,7 +233,8 @@ class Evaluator {
 
 }  // namespace
 
-std::vector<CrossResult> evaluate_cross(const RuleSet& rules, std::map<std::string, std::string>& env,
+std::vector<CrossResult> evaluate_cross(const RuleSet& rules,
+                                        std::map<std::string, std::string>& env,
                                         const Context& ctx) {
   Evaluator ev(rules, env, ctx);
   std::vector<CrossResult> out;

@@ -18,7 +18,8 @@
 
 namespace hn::compat::translate {
 
-std::vector<CrossResult> evaluate_cross(const RuleSet& rules, std::map<std::string, std::string>& env,
+std::vector<CrossResult> evaluate_cross(const RuleSet& rules,
+                                        std::map<std::string, std::string>& env,
                                         const Context& ctx);
 
 }  // namespace hn::compat::translate

@@ -7,7 +7,8 @@ namespace hn::compat::translate {
 std::string shell_quote(const std::string& v) {
   bool plain = !v.empty();
   for (char c : v)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_.,:/=@%+^-").find(c) != std::string_view::npos))
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("_.,:/=@%+^-").find(c) != std::string_view::npos))
       plain = false;
   if (plain) return v;
   std::string out = "'";

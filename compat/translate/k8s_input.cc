@@ -82,8 +82,10 @@ class Walker {
       if (!value.IsScalar()) throw_at(value, file_, field + ".value", "expected a string");
       if (value.Tag() == "?" && plain_scalar_is_not_string(value.Scalar()))
         throw_at(value, file_, field + ".value",
-                 "'" + value.Scalar() + "' is not a string; Kubernetes requires env values to be "
-                 "strings: quote it (\"" + value.Scalar() + "\")");
+                 "'" + value.Scalar() +
+                     "' is not a string; Kubernetes requires env values to be "
+                     "strings: quote it (\"" +
+                     value.Scalar() + "\")");
       e.line = yaml_position(value).first;
       e.value = e.raw = value.Scalar();
     } else {

@@ -96,7 +96,8 @@ inline const std::string* find(const std::map<std::string, std::string>& env, co
 inline int positive_int(const char* name, const std::string& v) {
   int out = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || end != v.data() + v.size() || out <= 0) bad(name, v, "a positive integer");
+  if (ec != std::errc() || end != v.data() + v.size() || out <= 0)
+    bad(name, v, "a positive integer");
   return out;
 }
 
@@ -117,8 +118,10 @@ inline double positive_seconds(const char* name, const std::string& v) {
 inline LinkEnv link_env_from(const std::map<std::string, std::string>& env) {
   using namespace link_env_detail;
   LinkEnv l;
-  if (auto v = find(env, "HCCL_CONNECT_TIMEOUT")) l.connect_timeout_s = positive_seconds("HCCL_CONNECT_TIMEOUT", *v);
-  if (auto v = find(env, "NCCL_SOCKET_RETRY_CNT")) l.retry_count = positive_int("NCCL_SOCKET_RETRY_CNT", *v);
+  if (auto v = find(env, "HCCL_CONNECT_TIMEOUT"))
+    l.connect_timeout_s = positive_seconds("HCCL_CONNECT_TIMEOUT", *v);
+  if (auto v = find(env, "NCCL_SOCKET_RETRY_CNT"))
+    l.retry_count = positive_int("NCCL_SOCKET_RETRY_CNT", *v);
   if (auto v = find(env, "NCCL_SOCKET_RETRY_SLEEP_MSEC"))
     l.retry_sleep_ms = positive_int("NCCL_SOCKET_RETRY_SLEEP_MSEC", *v);
   for (const char* name : {"HCCL_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME"}) {

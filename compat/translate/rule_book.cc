@@ -75,7 +75,8 @@ void RuleBook::collect_rows(const std::string& table, std::vector<MapRow>& out,
   for (const auto& inc : it->second.include) collect_rows(inc, out, seen, names);
   names.push_back(table);
   for (const auto& row : it->second.rows) {
-    auto same = std::find_if(out.begin(), out.end(), [&](const MapRow& r) { return r.id() == row.id(); });
+    auto same =
+        std::find_if(out.begin(), out.end(), [&](const MapRow& r) { return r.id() == row.id(); });
     if (same != out.end())
       *same = row;
     else
@@ -135,8 +136,8 @@ std::vector<std::string> RuleBook::libraries_knowing(const std::string& var) con
 
 const std::vector<std::string>& known_platforms() {
   // A2/A3 first: the default, and the strictest HCCL ranges (H-RT, H-ET).
-  static const std::vector<std::string> k = {"a2",          "a3",         "atlas-training",
-                                             "atlas-inference", "atlas-350", "atlas-950"};
+  static const std::vector<std::string> k = {
+      "a2", "a3", "atlas-training", "atlas-inference", "atlas-350", "atlas-950"};
   return k;
 }
 

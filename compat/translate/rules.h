@@ -43,9 +43,9 @@ struct VarSpec {
   std::string unit;  // s, ms, MB, bytes, count, exponent, port, tos, level, ...
   std::optional<long long> min, max;
   bool min_exclusive = false;
-  long long multiple_of = 0;           // HCCL_RDMA_TC: 4
-  long long step = 0;                  // values round down to a multiple of step
-  std::vector<long long> infinite_at;  // values that mean "no limit" (NCCL_IB_TIMEOUT 0)
+  long long multiple_of = 0;               // HCCL_RDMA_TC: 4
+  long long step = 0;                      // values round down to a multiple of step
+  std::vector<long long> infinite_at;      // values that mean "no limit" (NCCL_IB_TIMEOUT 0)
   std::optional<long long> infinite_from;  // and everything from here up (>= 32)
   std::vector<std::string> values;         // enum/tokens: allowed tokens
   bool case_insensitive = false;
@@ -63,8 +63,8 @@ struct VarSpec {
 
 struct CrossMember {
   std::string var;
-  long long count = 1;   // ports: how many ports from the value up (HCCL_IF_BASE_PORT: 32)
-  std::string unless;    // ports: skip the default when this variable is set
+  long long count = 1;  // ports: how many ports from the value up (HCCL_IF_BASE_PORT: 32)
+  std::string unless;   // ports: skip the default when this variable is set
 };
 
 struct CrossRule {
@@ -113,17 +113,18 @@ struct MapRow {
   std::map<std::string, std::string> drop_values;  // source values with no counterpart -> why
   bool not_a_variable = false;  // the source name is not read by the library at all
   bool risk = false;            // drop: the setting did something that must be redone by hand
-  std::string unit;      // the unit conversion, for people ("bytes -> MB, rounded up")
-  std::string grammar;   // the grammar conversion, for people
-  std::string defaults;  // the default difference
-  std::string why;       // drop/review: the reason; map: a note added to the finding
-  std::string todo;      // what a person does next (review, risky drop)
+  std::string unit;             // the unit conversion, for people ("bytes -> MB, rounded up")
+  std::string grammar;          // the grammar conversion, for people
+  std::string defaults;         // the default difference
+  std::string why;              // drop/review: the reason; map: a note added to the finding
+  std::string todo;             // what a person does next (review, risky drop)
   std::string source;
   std::string table;  // the map table that declared it
   std::string file;
   int line = 0;
 
-  std::string id() const;  // "NCCL_IB_TIMEOUT" or "NCCL_SOCKET_RETRY_CNT+NCCL_SOCKET_RETRY_SLEEP_MSEC"
+  std::string id()
+      const;  // "NCCL_IB_TIMEOUT" or "NCCL_SOCKET_RETRY_CNT+NCCL_SOCKET_RETRY_SLEEP_MSEC"
 };
 
 struct MapTable {

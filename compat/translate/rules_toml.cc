@@ -15,7 +15,9 @@ namespace hn::compat::translate {
 
 namespace {
 
-int line_of(const toml::value& v) { return static_cast<int>(v.location().line()); }
+int line_of(const toml::value& v) {
+  return static_cast<int>(v.location().line());
+}
 
 class Table {
  public:
@@ -28,7 +30,9 @@ class Table {
                          const std::string& what) const {
     throw InputError(file_, line_of(at), 0, field, what);
   }
-  std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  std::string field(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
 
   const toml::value* get(const std::string& key) {
     known_.insert(key);
@@ -139,17 +143,16 @@ class Table {
   std::set<std::string> known_;
 };
 
-const std::set<std::string> kTypes = {"int",         "enum",       "tokens",      "string",
-                                      "path",        "bool",       "ifname",      "ifname-list",
-                                      "ifname-ompi", "ifname-ompi-exclude", "ifname-ccl", "ip", "host-port",
-                                      "ports",       "kv",         "nccl-algo",   "hccl-algo",
-                                      "ib-hca"};
+const std::set<std::string> kTypes = {
+    "int",        "enum",      "tokens",      "string",      "path",
+    "bool",       "ifname",    "ifname-list", "ifname-ompi", "ifname-ompi-exclude",
+    "ifname-ccl", "ip",        "host-port",   "ports",       "kv",
+    "nccl-algo",  "hccl-algo", "ib-hca"};
 const std::set<std::string> kCrossKinds = {"greater",  "equals-profile", "ports",
                                            "requires", "exclusive",      "product-max"};
-const std::set<std::string> kConverts = {"value",     "ifname",        "socket-retry",
-                                         "connect-timeout-retry",      "port-min-range",
-                                         "pfc",       "nccl-algo",     "hccl-algo",
-                                         "debug-subsys-coll",          "ccl-mnic"};
+const std::set<std::string> kConverts = {
+    "value", "ifname",    "socket-retry", "connect-timeout-retry", "port-min-range",
+    "pfc",   "nccl-algo", "hccl-algo",    "debug-subsys-coll",     "ccl-mnic"};
 
 VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
   VarSpec v;
@@ -158,7 +161,8 @@ VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
   v.line = t.line();
   v.name = t.required_str("name");
   v.type = t.str("type", "string");
-  if (!kTypes.count(v.type)) t.fail(*t.get("type"), t.field("type"), "unknown type '" + v.type + "'");
+  if (!kTypes.count(v.type))
+    t.fail(*t.get("type"), t.field("type"), "unknown type '" + v.type + "'");
   v.unit = t.str("unit");
   v.min = t.integer("min");
   v.max = t.integer("max");
@@ -199,7 +203,8 @@ VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
     p.finish();
     v.platforms.push_back(std::move(r));
   }
-  if (v.type == "enum" && v.values.empty()) t.fail(t.value(), t.field("values"), "an enum needs values");
+  if (v.type == "enum" && v.values.empty())
+    t.fail(t.value(), t.field("values"), "an enum needs values");
   t.finish();
   return v;
 }
@@ -237,7 +242,8 @@ CrossRule parse_cross(Table t, const std::string& file) {
   size_t want = c.kind == "greater" || c.kind == "requires" || c.kind == "exclusive" ||
                         c.kind == "product-max"
                     ? 2
-                    : c.kind == "equals-profile" ? 1 : 0;
+                : c.kind == "equals-profile" ? 1
+                                             : 0;
   if (want && c.members.size() != want)
     t.fail(t.value(), t.field("vars"), c.kind + " needs " + std::to_string(want) + " vars");
   if (c.kind == "ports" && c.members.empty())
@@ -257,7 +263,8 @@ MapRow parse_row(Table t, const std::string& table, const std::string& file) {
   r.action = t.str("action", "map");
   if (r.action != "map" && r.action != "drop" && r.action != "review")
     t.fail(*t.get("action"), t.field("action"), "expected map, drop or review");
-  if (r.action == "map" && r.to.empty()) t.fail(t.value(), t.field("to"), "a map row needs a target");
+  if (r.action == "map" && r.to.empty())
+    t.fail(t.value(), t.field("to"), "a map row needs a target");
   r.convert = t.str("convert", "value");
   if (!kConverts.count(r.convert))
     t.fail(*t.get("convert"), t.field("convert"), "unknown conversion '" + r.convert + "'");

@@ -11,12 +11,12 @@ namespace hn::compat::translate {
 namespace {
 
 // Words that may come before a command without being one ("then export X=1").
-const std::set<std::string> kLeadingKeywords = {"if",   "then", "else", "elif", "fi", "do",
-                                                "done", "while", "until", "{",   "}",  "!",
-                                                "time", "esac"};
+const std::set<std::string> kLeadingKeywords = {"if", "then", "else",  "elif",  "fi",
+                                                "do", "done", "while", "until", "{",
+                                                "}",  "!",    "time",  "esac"};
 // Commands whose remaining words are never environment assignments.
-const std::set<std::string> kSkipCommands = {"for", "case", "select", "function", "[[", "[",
-                                             "test", "echo", "printf", "alias", "unset"};
+const std::set<std::string> kSkipCommands = {"for",  "case", "select", "function", "[[",   "[",
+                                             "test", "echo", "printf", "alias",    "unset"};
 
 class Extractor {
  public:
@@ -86,7 +86,8 @@ class Extractor {
   void command(const std::vector<ShellToken>& words) {
     size_t i = 0;
     if (mode_ == ShellMode::kScript)
-      while (i < words.size() && !words[i].assign_name && kLeadingKeywords.count(words[i].text)) ++i;
+      while (i < words.size() && !words[i].assign_name && kLeadingKeywords.count(words[i].text))
+        ++i;
     size_t first_assignment = i;
     while (i < words.size() && words[i].assign_name) ++i;
     // Prefix and plain assignments: the program (or the shell) sees them.

@@ -46,7 +46,14 @@ class ShellLexer {
   ShellToken next();
 
  private:
-  struct WordState;
+  // The word being read: its text after quote removal and expansion, as
+  // written, and where an assignment's '=' is.
+  struct WordState {
+    std::string text, raw;
+    bool dynamic = false;
+    bool quoted_or_expanded = false;  // once true, a later '=' cannot start an assignment
+    std::optional<size_t> eq_text, eq_raw;
+  };
   char peek(size_t ahead = 0) const;
   void advance();
   void skip_comment();

@@ -15,12 +15,18 @@ namespace hn::compat::translate {
 
 std::string to_string(Outcome o) {
   switch (o) {
-    case Outcome::kTranslated: return "translated";
-    case Outcome::kConverted: return "converted";
-    case Outcome::kClamped: return "clamped";
-    case Outcome::kNeedsReview: return "needs-review";
-    case Outcome::kDropped: return "dropped";
-    case Outcome::kUnknown: return "unknown";
+    case Outcome::kTranslated:
+      return "translated";
+    case Outcome::kConverted:
+      return "converted";
+    case Outcome::kClamped:
+      return "clamped";
+    case Outcome::kNeedsReview:
+      return "needs-review";
+    case Outcome::kDropped:
+      return "dropped";
+    case Outcome::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -59,7 +65,8 @@ std::string unknown_detail(const RuleBook& book, const std::string& name) {
   for (const auto& lib : book.libraries_knowing(name))
     (book.libraries().at(lib).vars.count(name) ? listing : prefix).push_back(lib);
   if (!listing.empty())
-    return "the " + join(listing, ", ") + " table lists it, but this translation does not use that table";
+    return "the " + join(listing, ", ") +
+           " table lists it, but this translation does not use that table";
   return "no table lists it (its prefix belongs to " + join(prefix, ", ") + ")";
 }
 
@@ -83,8 +90,8 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
   for (size_t i = 0; i < entries.size(); ++i) {
     const EnvEntry& e = entries[i];
     const EnvEntry& final_e = entries[last[e.name]];
-    bool ours = !book.libraries_knowing(e.name).empty() || rules.row_for(e.name) ||
-                rules.target(e.name);
+    bool ours =
+        !book.libraries_knowing(e.name).empty() || rules.row_for(e.name) || rules.target(e.name);
     if (!ours) {
       others.insert(e.name);
       continue;
@@ -199,8 +206,9 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
   for (auto& [pos, line] : lines) t.env.push_back(std::move(line));
   for (const auto& c : t.cross)
     for (const auto& [name, value] : c.outputs)
-      t.env.push_back(EnvLine{name, value, "cross rule " + c.id + " (profile " +
-                                               (ctx.profile_name.empty() ? "" : ctx.profile_name) + ")"});
+      t.env.push_back(EnvLine{name, value,
+                              "cross rule " + c.id + " (profile " +
+                                  (ctx.profile_name.empty() ? "" : ctx.profile_name) + ")"});
   return t;
 }
 

@@ -47,9 +47,9 @@ struct ParamPlane {
 
 struct Context {
   std::string platform = "a2";
-  std::optional<ParamPlane> param;  // nullopt: no cluster profile was given
-  std::string profile_name;         // for messages; empty without a profile
-  std::optional<int> pfc_priority;  // profile comm.pfc_priority
+  std::optional<ParamPlane> param;     // nullopt: no cluster profile was given
+  std::string profile_name;            // for messages; empty without a profile
+  std::optional<int> pfc_priority;     // profile comm.pfc_priority
   std::optional<PortRange> ephemeral;  // ip_local_port_range
   std::vector<PortRange> reserved;     // ip_local_reserved_ports
   std::string ports_source;            // where the two came from, or why they are unknown
@@ -60,14 +60,14 @@ struct VarResult {
   EnvEntry input;
   Outcome outcome = Outcome::kUnknown;
   std::vector<std::pair<std::string, std::string>> outputs;  // what was written
-  std::string rule;    // the row id, "check", or empty
-  std::string table;   // the table that holds the rule
-  std::string target;  // the variable(s) the rule names
-  std::string range;   // the target's range on this platform, when numeric
-  std::string detail;  // how it was converted, or why not
-  std::string todo;    // the next step (needs-review, risky drops, clamps)
-  bool risk = false;   // dropped although it did something
-  std::string source;  // fact keys (comm-params.md)
+  std::string rule;                                          // the row id, "check", or empty
+  std::string table;                                         // the table that holds the rule
+  std::string target;                                        // the variable(s) the rule names
+  std::string range;                 // the target's range on this platform, when numeric
+  std::string detail;                // how it was converted, or why not
+  std::string todo;                  // the next step (needs-review, risky drops, clamps)
+  bool risk = false;                 // dropped although it did something
+  std::string source;                // fact keys (comm-params.md)
   std::vector<std::string> also_at;  // the same value set again at these places
 };
 

@@ -70,11 +70,14 @@ ParsedValue parse_typed(const VarSpec& spec, const std::string& text, const std:
     auto v = parse_int(text);
     if (!v) throw std::invalid_argument("expected an integer, got '" + text + "'");
     pv.number = *v;
-    pv.infinite = std::find(spec.infinite_at.begin(), spec.infinite_at.end(), *v) != spec.infinite_at.end() ||
-                  (spec.infinite_from && *v >= *spec.infinite_from);
+    pv.infinite =
+        std::find(spec.infinite_at.begin(), spec.infinite_at.end(), *v) != spec.infinite_at.end() ||
+        (spec.infinite_from && *v >= *spec.infinite_from);
     EffectiveRange r = effective_range(spec, platform);
-    pv.outside_range = (r.min && (*v < *r.min || (r.min_exclusive && *v == *r.min))) || (r.max && *v > *r.max);
-    if (pv.infinite && std::find(spec.infinite_at.begin(), spec.infinite_at.end(), *v) != spec.infinite_at.end() &&
+    pv.outside_range =
+        (r.min && (*v < *r.min || (r.min_exclusive && *v == *r.min))) || (r.max && *v > *r.max);
+    if (pv.infinite &&
+        std::find(spec.infinite_at.begin(), spec.infinite_at.end(), *v) != spec.infinite_at.end() &&
         !(r.max && *v > *r.max))
       pv.outside_range = false;  // a documented "no limit" value is in range
     return pv;
@@ -87,19 +90,22 @@ ParsedValue parse_typed(const VarSpec& spec, const std::string& text, const std:
     std::string body = text;
     bool exclude = !body.empty() && body[0] == '^';
     if (exclude) body.erase(0, 1);
-    if (body.empty()) throw std::invalid_argument("expected a comma list of " + join(spec.values, ", "));
+    if (body.empty())
+      throw std::invalid_argument("expected a comma list of " + join(spec.values, ", "));
     std::vector<std::string> out;
     for (const auto& tok : split(body, ',')) out.push_back(canonical_token(spec, tok));
     pv.text = (exclude ? "^" : "") + join(out, ",");
     return pv;
   }
   if (t == "bool") {
-    if (text != "0" && text != "1") throw std::invalid_argument("expected 0 or 1, got '" + text + "'");
+    if (text != "0" && text != "1")
+      throw std::invalid_argument("expected 0 or 1, got '" + text + "'");
     pv.number = text == "1";
     return pv;
   }
   if (t == "ip") {
-    if (!is_ip_address(text)) throw std::invalid_argument("'" + text + "' is not an IPv4 or IPv6 address");
+    if (!is_ip_address(text))
+      throw std::invalid_argument("'" + text + "' is not an IPv4 or IPv6 address");
     return pv;
   }
   if (t == "host-port") {
@@ -119,8 +125,7 @@ ParsedValue parse_typed(const VarSpec& spec, const std::string& text, const std:
     auto kv = parse_kv(text, keys);
     for (const auto& [k, v] : kv) {
       auto [lo, hi] = spec.keys.at(k);
-      if (v < lo || v > hi)
-        pv.outside_range = true;
+      if (v < lo || v > hi) pv.outside_range = true;
     }
     return pv;
   }
@@ -165,7 +170,8 @@ FitResult fit_number(const VarSpec& spec, long long v, bool infinite, const std:
     for (long long inf : spec.infinite_at)
       if (in_range(inf)) return FitResult{FitResult::kOk, inf, "no limit"};
     if (!r.max) return FitResult{FitResult::kOk, v, ""};
-    return FitResult{FitResult::kClamped, *r.max, "clamped to the maximum " + std::to_string(*r.max)};
+    return FitResult{FitResult::kClamped, *r.max,
+                     "clamped to the maximum " + std::to_string(*r.max)};
   }
   if (r.min && (v < *r.min || (r.min_exclusive && v == *r.min))) {
     long long lo = *r.min + (r.min_exclusive ? 1 : 0);

@@ -11,10 +11,10 @@
 namespace hn::compat::translate {
 
 struct ParsedValue {
-  std::string text;                  // canonical spelling (enum tokens as the table writes them)
-  std::optional<long long> number;   // int types, and enums that took an integer
-  bool infinite = false;             // the value means "no limit" (infinite_at / infinite_from)
-  bool outside_range = false;        // outside the library's documented range on this platform
+  std::string text;                 // canonical spelling (enum tokens as the table writes them)
+  std::optional<long long> number;  // int types, and enums that took an integer
+  bool infinite = false;            // the value means "no limit" (infinite_at / infinite_from)
+  bool outside_range = false;       // outside the library's documented range on this platform
 };
 
 // Throws std::invalid_argument when the text is not of the variable's type.

@@ -48,7 +48,8 @@ std::vector<std::string> split(std::string_view s, char sep) {
   size_t start = 0;
   for (;;) {
     size_t p = s.find(sep, start);
-    out.emplace_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+    out.emplace_back(
+        s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
     if (p == std::string_view::npos) return out;
     start = p + 1;
   }
@@ -127,7 +128,8 @@ PortSpec parse_port_spec(std::string_view s) {
     } else {
       r.lo = port_number(std::string_view(item).substr(0, dash));
       r.hi = port_number(std::string_view(item).substr(dash + 1));
-      if (r.hi < r.lo) throw std::invalid_argument("port range '" + item + "' ends before it starts");
+      if (r.hi < r.lo)
+        throw std::invalid_argument("port range '" + item + "' ends before it starts");
     }
     spec.ranges.push_back(r);
   }
@@ -150,9 +152,12 @@ PortRange parse_local_port_range(std::string_view s) {
   size_t b = a == std::string::npos ? a : t.find(' ', a);
   size_t c = b == std::string::npos ? b : t.find_first_not_of(' ', b);
   size_t d = c == std::string::npos ? c : t.find(' ', c);
-  if (c == std::string::npos || (d != std::string::npos && t.find_first_not_of(' ', d) != std::string::npos))
-    throw std::invalid_argument("expected two port numbers (low high), got '" + std::string(s) + "'");
-  PortRange r{port_number(t.substr(a, b - a)), port_number(t.substr(c, d == std::string::npos ? d : d - c))};
+  if (c == std::string::npos ||
+      (d != std::string::npos && t.find_first_not_of(' ', d) != std::string::npos))
+    throw std::invalid_argument("expected two port numbers (low high), got '" + std::string(s) +
+                                "'");
+  PortRange r{port_number(t.substr(a, b - a)),
+              port_number(t.substr(c, d == std::string::npos ? d : d - c))};
   if (r.hi < r.lo) throw std::invalid_argument("the local port range ends before it starts");
   return r;
 }
@@ -183,18 +188,22 @@ std::vector<PortRange> ephemeral_overlap(const PortRange& r, const PortRange& ep
   return out;
 }
 
-std::map<std::string, long long> parse_kv(std::string_view s, const std::vector<std::string>& allowed) {
+std::map<std::string, long long> parse_kv(std::string_view s,
+                                          const std::vector<std::string>& allowed) {
   std::map<std::string, long long> out;
   for (auto& item : split(s, ',')) {
     size_t colon = item.find(':');
     std::string key = item.substr(0, colon);
     if (colon == std::string::npos)
-      throw std::invalid_argument("'" + item + "' is not Key:value (keys: " + join(allowed, ", ") + ")");
+      throw std::invalid_argument("'" + item + "' is not Key:value (keys: " + join(allowed, ", ") +
+                                  ")");
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       throw std::invalid_argument("unknown key '" + key + "' (keys: " + join(allowed, ", ") + ")");
     if (out.count(key)) throw std::invalid_argument("key '" + key + "' is given twice");
     auto v = parse_int(item.substr(colon + 1));
-    if (!v) throw std::invalid_argument("'" + item.substr(colon + 1) + "' for " + key + " is not an integer");
+    if (!v)
+      throw std::invalid_argument("'" + item.substr(colon + 1) + "' for " + key +
+                                  " is not an integer");
     out[key] = *v;
   }
   return out;

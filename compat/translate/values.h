@@ -55,6 +55,7 @@ std::vector<PortRange> ephemeral_overlap(const PortRange& r, const PortRange& ep
 
 // "MaxCnt:3,HoldTime:5000,IntervalTime:1000" -> key -> value; every key must
 // be one of `allowed`, each at most once, each an integer.
-std::map<std::string, long long> parse_kv(std::string_view s, const std::vector<std::string>& allowed);
+std::map<std::string, long long> parse_kv(std::string_view s,
+                                          const std::vector<std::string>& allowed);
 
 }  // namespace hn::compat::translate

@@ -36,8 +36,10 @@ std::string opt(const po::variables_map& vm, const char* name) {
 tr::RuleSet rules_for(const tr::RuleBook& book, const po::variables_map& vm, bool check) {
   const std::string from = opt(vm, "from"), to = opt(vm, "to");
   if (to.empty()) usage("--to", "is required (hccl or nccl)");
-  if (check && !from.empty()) usage("--check", "checks the --to library's own variables; drop --from");
-  if (!check && from.empty()) usage("--from", "is required (or use --check to validate a " + to + " configuration)");
+  if (check && !from.empty())
+    usage("--check", "checks the --to library's own variables; drop --from");
+  if (!check && from.empty())
+    usage("--from", "is required (or use --check to validate a " + to + " configuration)");
   return check ? book.for_check(to) : book.for_translation(from, to);
 }
 
@@ -46,7 +48,8 @@ probes::TranslateContextOptions context_options(const po::variables_map& vm) {
   o.platform = opt(vm, "platform");
   const auto& platforms = tr::known_platforms();
   if (std::find(platforms.begin(), platforms.end(), o.platform) == platforms.end())
-    usage("--platform", "unknown platform '" + o.platform + "' (expected " + tr::join(platforms, ", ") + ")");
+    usage("--platform",
+          "unknown platform '" + o.platform + "' (expected " + tr::join(platforms, ", ") + ")");
   o.node = opt(vm, "node");
   o.plane = opt(vm, "plane");
   if (vm.count("pg-timeout")) {
@@ -66,7 +69,8 @@ int run(const po::variables_map& vm) {
   if (vm.count("out") && out.empty()) usage("--out", "needs a file path or '-'");
   bool out_on_stdout = out == "-";
   for (const char* f : {"json", "junit", "ctrf"})
-    if (out_on_stdout && opt(vm, f) == "-") usage("--out", "and --" + std::string(f) + " cannot both write to stdout");
+    if (out_on_stdout && opt(vm, f) == "-")
+      usage("--out", "and --" + std::string(f) + " cannot both write to stdout");
 
   std::vector<std::string> rule_files =
       vm.count("rules") ? vm["rules"].as<std::vector<std::string>>() : std::vector<std::string>{};
@@ -90,9 +94,12 @@ int run(const po::variables_map& vm) {
   }
 
   std::optional<probes::Profile> profile;
-  if (vm.count("profile")) profile = probes::load_profile_file(opt(vm, "profile"));
-  else if (vm.count("node") || vm.count("plane")) usage("--node", "--node and --plane need --profile");
-  tr::Context ctx = probes::make_translate_context(profile ? &*profile : nullptr, context_options(vm));
+  if (vm.count("profile"))
+    profile = probes::load_profile_file(opt(vm, "profile"));
+  else if (vm.count("node") || vm.count("plane"))
+    usage("--node", "--node and --plane need --profile");
+  tr::Context ctx =
+      probes::make_translate_context(profile ? &*profile : nullptr, context_options(vm));
 
   tr::Translation t = tr::translate(entries, rules, book, ctx);
 
@@ -104,8 +111,9 @@ int run(const po::variables_map& vm) {
   report.tool_version = tool_version();
   report.command = "translate";
   report.hostname = local_hostname();
-  report.profile = profile ? profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")")
-                           : "none";
+  report.profile =
+      profile ? profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")")
+              : "none";
   report.started_unix_ms = unix_ms_now();
   report.findings = probes::translation_findings(t);
   report.extra_json["translation"] = probes::translation_json(t);
@@ -119,7 +127,8 @@ int run(const po::variables_map& vm) {
 Command translate() {
   Command c;
   c.name = "translate";
-  c.summary = "translate NCCL/RCCL/Gloo/Open MPI/torch/oneCCL settings to HCCL (or NCCL), or check them";
+  c.summary =
+      "translate NCCL/RCCL/Gloo/Open MPI/torch/oneCCL settings to HCCL (or NCCL), or check them";
   c.usage =
       "hnprecheck translate --from LIB --to hccl|nccl INPUT... [--profile FILE] [--out FILE.env]\n"
       "       hnprecheck translate --check --to hccl|nccl INPUT...";
@@ -135,31 +144,33 @@ Command translate() {
       "Exit 1 when anything needs review or a cross-variable rule is violated (with --strict\n"
       "also on clamped values, risky drops and unknown variables); 2 on a malformed line.";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
-    d.add_options()
-        ("from", po::value<std::string>()->value_name("LIB"), "library the settings were written for")
-        ("to", po::value<std::string>()->value_name("LIB"), "library to translate to: hccl or nccl")
-        ("check", po::bool_switch(), "validate a --to configuration against its own rules")
-        ("input", po::value<std::vector<std::string>>()->value_name("INPUT"), "env file, script or manifest")
-        ("from-env", po::bool_switch(), "also read the current environment (before the files)")
-        ("format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
-         "input format: auto, env, script or k8s")
-        ("out", po::value<std::string>()->value_name("FILE"), "write the translated env file ('-' = stdout)")
-        ("rules", po::value<std::vector<std::string>>()->value_name("FILE"),
-         "rule table (TOML) that adds to or replaces an embedded one; repeatable")
-        ("list-rules", po::bool_switch(), "print the rules in effect and exit");
+    d.add_options()("from", po::value<std::string>()->value_name("LIB"),
+                    "library the settings were written for")(
+        "to", po::value<std::string>()->value_name("LIB"), "library to translate to: hccl or nccl")(
+        "check", po::bool_switch(), "validate a --to configuration against its own rules")(
+        "input", po::value<std::vector<std::string>>()->value_name("INPUT"),
+        "env file, script or manifest")("from-env", po::bool_switch(),
+                                        "also read the current environment (before the files)")(
+        "format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
+        "input format: auto, env, script or k8s")("out",
+                                                  po::value<std::string>()->value_name("FILE"),
+                                                  "write the translated env file ('-' = stdout)")(
+        "rules", po::value<std::vector<std::string>>()->value_name("FILE"),
+        "rule table (TOML) that adds to or replaces an embedded one; repeatable")(
+        "list-rules", po::bool_switch(), "print the rules in effect and exit");
     add_profile_options(d);
-    d.add_options()
-        ("plane", po::value<std::string>()->value_name("NAME"),
-         "the plane whose NIC interface settings resolve to (default: first parameter plane)")
-        ("platform", po::value<std::string>()->default_value("a2")->value_name("NAME"),
-         "target platform for platform-specific ranges: a2, a3, atlas-training, atlas-inference, "
-         "atlas-350, atlas-950")
-        ("pg-timeout", po::value<double>()->value_name("SECONDS"),
-         "the job's init_process_group(timeout=), checked against HCCL's timeouts")
-        ("local-port-range", po::value<std::string>()->value_name("\"LOW HIGH\""),
-         "the nodes' net.ipv4.ip_local_port_range (default: read from this host)")
-        ("reserved-ports", po::value<std::string>()->value_name("LIST"),
-         "the nodes' net.ipv4.ip_local_reserved_ports, with --local-port-range");
+    d.add_options()(
+        "plane", po::value<std::string>()->value_name("NAME"),
+        "the plane whose NIC interface settings resolve to (default: first parameter plane)")(
+        "platform", po::value<std::string>()->default_value("a2")->value_name("NAME"),
+        "target platform for platform-specific ranges: a2, a3, atlas-training, atlas-inference, "
+        "atlas-350, atlas-950")(
+        "pg-timeout", po::value<double>()->value_name("SECONDS"),
+        "the job's init_process_group(timeout=), checked against HCCL's timeouts")(
+        "local-port-range", po::value<std::string>()->value_name("\"LOW HIGH\""),
+        "the nodes' net.ipv4.ip_local_port_range (default: read from this host)")(
+        "reserved-ports", po::value<std::string>()->value_name("LIST"),
+        "the nodes' net.ipv4.ip_local_reserved_ports, with --local-port-range");
     add_report_options(d);
     p.add("input", -1);
   };

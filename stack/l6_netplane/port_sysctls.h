@@ -17,7 +17,7 @@
 namespace hn::stack::netplane {
 
 struct LocalPortConfig {
-  long long low = 0, high = 0;                             // inclusive
+  long long low = 0, high = 0;                            // inclusive
   std::vector<std::pair<long long, long long>> reserved;  // inclusive ranges
 };
 

@@ -25,9 +25,9 @@ TEST_CASE("algo: NCCL forms parse case-insensitively into canonical names") {
 }
 
 TEST_CASE("algo: HCCL forms parse and print back") {
-  for (const char* ok : {"level0:NA;level1:ring", "level0:NA;level1:H-D_R;level2:NHR",
-                         "allreduce=level0:NA;level1:ring/alltoall=level0:NA;level1:pairwise",
-                         "level1:NB"}) {
+  for (const char* ok :
+       {"level0:NA;level1:ring", "level0:NA;level1:H-D_R;level2:NHR",
+        "allreduce=level0:NA;level1:ring/alltoall=level0:NA;level1:pairwise", "level1:NB"}) {
     INFO(ok);
     CHECK(format_hccl_algo(parse_hccl_algo(ok)) == ok);
   }
@@ -36,14 +36,14 @@ TEST_CASE("algo: HCCL forms parse and print back") {
     const char* text;
     const char* why;
   };
-  for (const Bad& b : {Bad{"", "expected"}, Bad{"level0:ring;level1:ring", "level0 accepts only NA"},
-                       Bad{"level1:tree", "unknown HCCL algorithm 'tree'"},
-                       Bad{"level0:NA", "has no level1"}, Bad{"level3:ring", "level must be 0, 1 or 2"},
-                       Bad{"level1:ring;level1:NB", "given twice"},
-                       Bad{"level1:pairwise", "only valid for alltoall"},
-                       Bad{"bcast=level1:ring", "unknown HCCL op 'bcast'"},
-                       Bad{"level1:ring/alltoall=level1:pairwise", "each needs op="},
-                       Bad{"ring", "is not levelN"}}) {
+  for (const Bad& b :
+       {Bad{"", "expected"}, Bad{"level0:ring;level1:ring", "level0 accepts only NA"},
+        Bad{"level1:tree", "unknown HCCL algorithm 'tree'"}, Bad{"level0:NA", "has no level1"},
+        Bad{"level3:ring", "level must be 0, 1 or 2"}, Bad{"level1:ring;level1:NB", "given twice"},
+        Bad{"level1:pairwise", "only valid for alltoall"},
+        Bad{"bcast=level1:ring", "unknown HCCL op 'bcast'"},
+        Bad{"level1:ring/alltoall=level1:pairwise", "each needs op="},
+        Bad{"ring", "is not levelN"}}) {
     INFO(b.text);
     CHECK_THROWS_WITH(parse_hccl_algo(b.text), Catch::Contains(b.why));
   }
@@ -58,8 +58,10 @@ TEST_CASE("algo: only ring maps, by name") {
   const Case cases[] = {
       {"Ring", "level0:NA;level1:ring", 0},
       {"allreduce:ring", "allreduce=level0:NA;level1:ring", 0},
-      {"allgather:ring;allreduce:ring", "allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:ring", 0},
-      {"ring;allreduce:tree", "allgather=level0:NA;level1:ring/reducescatter=level0:NA;level1:ring", 1},
+      {"allgather:ring;allreduce:ring",
+       "allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:ring", 0},
+      {"ring;allreduce:tree", "allgather=level0:NA;level1:ring/reducescatter=level0:NA;level1:ring",
+       1},
       {"broadcast:ring", "", 1},
       {"Tree", "", 1},
       {"Ring,Tree", "", 1},
@@ -74,7 +76,8 @@ TEST_CASE("algo: only ring maps, by name") {
   }
   AlgoConversion back = hccl_algo_to_nccl(parse_hccl_algo("level0:NA;level1:ring"));
   CHECK(back.value == "Ring");
-  back = hccl_algo_to_nccl(parse_hccl_algo("allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:NB"));
+  back = hccl_algo_to_nccl(
+      parse_hccl_algo("allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:NB"));
   CHECK(back.value == "allreduce:Ring");
   CHECK(back.unmapped == std::vector<std::string>{"allgather=level0:NA;level1:NB"});
   back = hccl_algo_to_nccl(parse_hccl_algo("level0:NA;level1:ring;level2:NHR"));

@@ -39,7 +39,8 @@ TEST_CASE("cross: HCCL_EVENT_TIMEOUT must exceed HCCL_EXEC_TIMEOUT") {
   r = run(hccl(), {{"HCCL_EXEC_TIMEOUT", "3600"}}, id);
   CHECK(r->state == CrossResult::kViolated);
   CHECK(r->severity == "review");
-  CHECK_THAT(r->detail, Catch::Contains("HCCL_EVENT_TIMEOUT=1868 (default), HCCL_EXEC_TIMEOUT=3600"));
+  CHECK_THAT(r->detail,
+             Catch::Contains("HCCL_EVENT_TIMEOUT=1868 (default), HCCL_EXEC_TIMEOUT=3600"));
   CHECK(r->todo == "Set HCCL_EVENT_TIMEOUT to at least 3601 (or lower HCCL_EXEC_TIMEOUT).");
   r = run(hccl(), {{"HCCL_EVENT_TIMEOUT", "1836"}}, id);
   CHECK(r->state == CrossResult::kViolated);  // equal is not greater
@@ -91,7 +92,8 @@ TEST_CASE("cross: HCCL_RDMA_SL must equal the profile's PFC priority") {
   ctx.pfc_priority = 3;
   std::map<std::string, std::string> env;
   auto all = evaluate_cross(hccl(), env, ctx);
-  auto fixed = std::find_if(all.begin(), all.end(), [&](const CrossResult& c) { return c.id == id; });
+  auto fixed =
+      std::find_if(all.begin(), all.end(), [&](const CrossResult& c) { return c.id == id; });
   REQUIRE(fixed != all.end());
   CHECK(fixed->state == CrossResult::kFixed);
   CHECK(fixed->outputs == std::vector<std::pair<std::string, std::string>>{{"HCCL_RDMA_SL", "3"}});
@@ -106,7 +108,9 @@ TEST_CASE("cross: HCCL ports must stay out of the unreserved ephemeral range") {
   r = run(hccl(), {}, id, with_ports(32768, 60999));  // Linux defaults vs HCCL's 60000 + 32
   CHECK(r->state == CrossResult::kViolated);
   CHECK(r->severity == "warn");  // only defaults involved
-  CHECK_THAT(r->detail, Catch::Contains("HCCL_IF_BASE_PORT ports 60000-60031 lie in ip_local_port_range 32768-60999"));
+  CHECK_THAT(r->detail,
+             Catch::Contains(
+                 "HCCL_IF_BASE_PORT ports 60000-60031 lie in ip_local_port_range 32768-60999"));
   CHECK_THAT(r->todo, Catch::Contains("ip_local_reserved_ports=60000-60031"));
   CHECK(run(hccl(), {}, id, with_ports(32768, 60999, {{60000, 60031}}))->state == CrossResult::kOk);
   CHECK(run(hccl(), {}, id, with_ports(32768, 59999))->state == CrossResult::kOk);
@@ -118,9 +122,11 @@ TEST_CASE("cross: HCCL ports must stay out of the unreserved ephemeral range") {
   r = run(hccl(), {{"HCCL_HOST_SOCKET_PORT_RANGE", "61000-61031"}}, id, with_ports(32768, 60999));
   CHECK(r->state == CrossResult::kOk);
   // auto: the kernel assigns the ports, so there is no fixed port to collide.
-  CHECK(run(hccl(), {{"HCCL_HOST_SOCKET_PORT_RANGE", "auto"}}, id, with_ports(32768, 60999))->state ==
-        CrossResult::kOk);
-  r = run(hccl(), {{"MASTER_PORT", "61010"}, {"HCCL_IF_BASE_PORT", "61000"}}, id, with_ports(32768, 60999));
+  CHECK(
+      run(hccl(), {{"HCCL_HOST_SOCKET_PORT_RANGE", "auto"}}, id, with_ports(32768, 60999))->state ==
+      CrossResult::kOk);
+  r = run(hccl(), {{"MASTER_PORT", "61010"}, {"HCCL_IF_BASE_PORT", "61000"}}, id,
+          with_ports(32768, 60999));
   CHECK(r->state == CrossResult::kViolated);
   CHECK_THAT(r->detail, Catch::Contains("HCCL_IF_BASE_PORT and MASTER_PORT share ports 61010"));
 }
@@ -130,15 +136,19 @@ TEST_CASE("cross: requires, exclusive and product limits") {
   REQUIRE(r);
   CHECK(r->state == CrossResult::kViolated);
   CHECK(run(hccl(), {{"HCCL_OP_RETRY_PARAMS", "MaxCnt:3"}, {"HCCL_OP_RETRY_ENABLE", "L1:1"}},
-            "op-retry-params-need-enable")->state == CrossResult::kOk);
+            "op-retry-params-need-enable")
+            ->state == CrossResult::kOk);
   r = run(hccl(), {{"HCCL_INTRA_ROCE_ENABLE", "1"}}, "intra-pcie-and-roce-exclusive");
   CHECK(r->state == CrossResult::kViolated);  // PCIe defaults to 1
   CHECK(run(hccl(), {{"HCCL_INTRA_ROCE_ENABLE", "1"}, {"HCCL_INTRA_PCIE_ENABLE", "0"}},
-            "intra-pcie-and-roce-exclusive")->state == CrossResult::kOk);
+            "intra-pcie-and-roce-exclusive")
+            ->state == CrossResult::kOk);
   RuleSet nccl = RuleBook::load().for_check("nccl");
-  r = run(nccl, {{"NCCL_SOCKET_NTHREADS", "8"}, {"NCCL_NSOCKS_PERTHREAD", "8"}}, "socket-threads-product");
+  r = run(nccl, {{"NCCL_SOCKET_NTHREADS", "8"}, {"NCCL_NSOCKS_PERTHREAD", "8"}},
+          "socket-threads-product");
   CHECK(r->state == CrossResult::kOk);
-  r = run(nccl, {{"NCCL_SOCKET_NTHREADS", "8"}, {"NCCL_NSOCKS_PERTHREAD", "9"}}, "socket-threads-product");
+  r = run(nccl, {{"NCCL_SOCKET_NTHREADS", "8"}, {"NCCL_NSOCKS_PERTHREAD", "9"}},
+          "socket-threads-product");
   CHECK(r->state == CrossResult::kViolated);
   CHECK_THAT(r->detail, Catch::Contains("gives 72"));
   r = run(nccl, {{"NCCL_NSOCKS_PERTHREAD", "65"}}, "socket-threads-product");

@@ -20,14 +20,16 @@ TEST_CASE("env input: the format follows the extension, then the content") {
   CHECK(detect_format("noext", "A=1\n") == InputFormat::kScript);
   CHECK(input_format_from_string("k8s") == InputFormat::kManifest);
   CHECK(input_format_from_string("env") == InputFormat::kEnvFile);
-  CHECK_THROWS_WITH(input_format_from_string("xml"), Catch::Contains("--format: unknown format 'xml'"));
+  CHECK_THROWS_WITH(input_format_from_string("xml"),
+                    Catch::Contains("--format: unknown format 'xml'"));
 }
 
 TEST_CASE("env input: files are read in their format; a missing file names the path") {
   hn::test::TempDir dir;
   std::string env = dir.write("a.env", "A=1\n");
   std::string sh = dir.write("a.sh", "A=1 cmd\n");
-  std::string k8s = dir.write("a.yaml", "spec:\n  containers:\n    - {name: c, env: [{name: A, value: '1'}]}\n");
+  std::string k8s =
+      dir.write("a.yaml", "spec:\n  containers:\n    - {name: c, env: [{name: A, value: '1'}]}\n");
   for (const auto& path : {env, sh, k8s}) {
     auto es = read_env_input(path, InputFormat::kAuto);
     REQUIRE(es.size() == 1);

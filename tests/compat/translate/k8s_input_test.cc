@@ -73,7 +73,8 @@ spec:
             - name: B
               value: "2"
 )";
-  CHECK(summary(parse_k8s_manifest_text(text, "x.yaml")) == "A=1@8[container web] B=2@19[container job] ");
+  CHECK(summary(parse_k8s_manifest_text(text, "x.yaml")) ==
+        "A=1@8[container web] B=2@19[container job] ");
 }
 
 TEST_CASE("k8s: PyTorchJob replica specs, valueFrom is dynamic") {
@@ -112,25 +113,32 @@ spec:
 }
 
 TEST_CASE("k8s: malformed manifests are errors with file and line") {
-  expect_error("kind: Pod\nspec:\n  containers:\n    - name: c\n      env:\n        - {value: \"1\"}\n",
-               "job.yaml:6:11: containers[0].env[0].name: missing the variable name");
-  expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, valu: \"1\"}\n",
-               "job.yaml:5:21: containers[0].env[0].valu: unknown key 'valu'");
+  expect_error(
+      "kind: Pod\nspec:\n  containers:\n    - name: c\n      env:\n        - {value: \"1\"}\n",
+      "job.yaml:6:11: containers[0].env[0].name: missing the variable name");
+  expect_error(
+      "spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, valu: \"1\"}\n",
+      "job.yaml:5:21: containers[0].env[0].valu: unknown key 'valu'");
   expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: 8}\n",
                "job.yaml:5:28: containers[0].env[0].value: '8' is not a string");
-  expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: true}\n",
-               "quote it (\"true\")");
-  expect_error("spec:\n  containers:\n    - name: c\n      env: {A: 1}\n", "job.yaml:4:12: containers[0].env: expected a list");
+  expect_error(
+      "spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: true}\n",
+      "quote it (\"true\")");
+  expect_error("spec:\n  containers:\n    - name: c\n      env: {A: 1}\n",
+               "job.yaml:4:12: containers[0].env: expected a list");
   expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: [1]}\n",
                "expected a string");
-  expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - name: A\n          value: \"1\"\n          valueFrom: {x: y}\n",
-               "has both value and valueFrom");
+  expect_error(
+      "spec:\n  containers:\n    - name: c\n      env:\n        - name: A\n          value: "
+      "\"1\"\n          valueFrom: {x: y}\n",
+      "has both value and valueFrom");
   expect_error("spec:\n  containers: [\n", "job.yaml:3:");
 }
 
 TEST_CASE("k8s: quoted numbers and manifests without env are fine") {
-  CHECK(summary(parse_k8s_manifest_text("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: '8'}\n", "x")) ==
-        "A=8@5[container c] ");
+  CHECK(summary(parse_k8s_manifest_text(
+            "spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: '8'}\n",
+            "x")) == "A=8@5[container c] ");
   CHECK(parse_k8s_manifest_text("kind: ConfigMap\ndata: {A: b}\n", "x").empty());
   CHECK(parse_k8s_manifest_text("", "x").empty());
 }

@@ -10,8 +10,9 @@
 using namespace hn::compat::translate;
 
 namespace {
-std::map<std::string, std::string> translated_env(const std::string& script, const std::string& from,
-                                                  const std::string& to, const Context& ctx = {}) {
+std::map<std::string, std::string> translated_env(const std::string& script,
+                                                  const std::string& from, const std::string& to,
+                                                  const Context& ctx = {}) {
   RuleBook book = RuleBook::load();
   Translation t = translate(parse_shell_text(script, "job.sh", ShellMode::kScript),
                             book.for_translation(from, to), book, ctx);
@@ -40,7 +41,8 @@ TEST_CASE("link env: HCCL's budget is the value plus 20 s") {
 }
 
 TEST_CASE("link env: NCCL's retries back off linearly") {
-  LinkEnv l = link_env_from({{"NCCL_SOCKET_RETRY_CNT", "3"}, {"NCCL_SOCKET_RETRY_SLEEP_MSEC", "100"}});
+  LinkEnv l =
+      link_env_from({{"NCCL_SOCKET_RETRY_CNT", "3"}, {"NCCL_SOCKET_RETRY_SLEEP_MSEC", "100"}});
   CHECK(*l.max_attempts() == 4);
   CHECK(l.sleep_after_attempt_ms(1) == 100);
   CHECK(l.sleep_after_attempt_ms(3) == 300);
@@ -53,8 +55,10 @@ TEST_CASE("link env: NCCL's retries back off linearly") {
 }
 
 TEST_CASE("link env: interface in HCCL's priority order") {
-  LinkEnv l = link_env_from({{"NCCL_SOCKET_IFNAME", "^docker,lo"}, {"HCCL_SOCKET_IFNAME", "=ens1f0"},
-                             {"HCCL_IF_IP", "10.10.0.1"}, {"NCCL_SOCKET_FAMILY", "AF_INET6"},
+  LinkEnv l = link_env_from({{"NCCL_SOCKET_IFNAME", "^docker,lo"},
+                             {"HCCL_SOCKET_IFNAME", "=ens1f0"},
+                             {"HCCL_IF_IP", "10.10.0.1"},
+                             {"NCCL_SOCKET_FAMILY", "AF_INET6"},
                              {"HCCL_SOCKET_FAMILY", "AF_INET"}});
   CHECK(l.if_ip == "10.10.0.1");
   CHECK(l.ifname_spec == "=ens1f0");
@@ -70,11 +74,11 @@ TEST_CASE("link env: malformed values are InputErrors naming the variable") {
     const char* name;
     const char* value;
   };
-  for (const Bad& b : {Bad{"HCCL_CONNECT_TIMEOUT", "0"}, Bad{"HCCL_CONNECT_TIMEOUT", "2m"},
-                       Bad{"NCCL_SOCKET_RETRY_CNT", "-1"}, Bad{"NCCL_SOCKET_RETRY_CNT", "1.5"},
-                       Bad{"NCCL_SOCKET_RETRY_SLEEP_MSEC", ""}, Bad{"HCCL_SOCKET_IFNAME", "^"},
-                       Bad{"NCCL_SOCKET_IFNAME", ""}, Bad{"HCCL_IF_IP", ""},
-                       Bad{"HCCL_SOCKET_FAMILY", "inet"}}) {
+  for (const Bad& b :
+       {Bad{"HCCL_CONNECT_TIMEOUT", "0"}, Bad{"HCCL_CONNECT_TIMEOUT", "2m"},
+        Bad{"NCCL_SOCKET_RETRY_CNT", "-1"}, Bad{"NCCL_SOCKET_RETRY_CNT", "1.5"},
+        Bad{"NCCL_SOCKET_RETRY_SLEEP_MSEC", ""}, Bad{"HCCL_SOCKET_IFNAME", "^"},
+        Bad{"NCCL_SOCKET_IFNAME", ""}, Bad{"HCCL_IF_IP", ""}, Bad{"HCCL_SOCKET_FAMILY", "inet"}}) {
     INFO(b.name << "=" << b.value);
     try {
       link_env_from({{b.name, b.value}});
@@ -88,7 +92,8 @@ TEST_CASE("link env: malformed values are InputErrors naming the variable") {
 
 TEST_CASE("link env: a translated configuration keeps its link-setup budget") {
   // NCCL 20 retries x 1400 ms = 294 s  ->  HCCL_CONNECT_TIMEOUT=274 (+20 s) = 294 s.
-  auto hccl = translated_env("export NCCL_SOCKET_RETRY_CNT=20 NCCL_SOCKET_RETRY_SLEEP_MSEC=1400\n", "nccl", "hccl");
+  auto hccl = translated_env("export NCCL_SOCKET_RETRY_CNT=20 NCCL_SOCKET_RETRY_SLEEP_MSEC=1400\n",
+                             "nccl", "hccl");
   CHECK(*link_env_from(hccl).link_deadline_s() == Approx(294));
   CHECK(*link_env_from({{"NCCL_SOCKET_RETRY_CNT", "20"}, {"NCCL_SOCKET_RETRY_SLEEP_MSEC", "1400"}})
              .link_deadline_s() == Approx(294));

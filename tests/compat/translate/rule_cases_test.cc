@@ -75,7 +75,8 @@ Context context_for(const Case& c) {
   ctx.platform = c.platform;
   if (!c.ctx.is_table()) return ctx;
   auto str = [&](const char* k) { return toml::find_or<std::string>(c.ctx, k, ""); };
-  if (c.ctx.contains("pfc")) ctx.pfc_priority = static_cast<int>(toml::find<long long>(c.ctx, "pfc"));
+  if (c.ctx.contains("pfc"))
+    ctx.pfc_priority = static_cast<int>(toml::find<long long>(c.ctx, "pfc"));
   if (c.ctx.contains("pg_timeout")) ctx.pg_timeout_s = toml::find<double>(c.ctx, "pg_timeout");
   if (!str("ports").empty()) ctx.ephemeral = parse_port_spec(str("ports")).ranges.front();
   if (!str("reserved").empty()) ctx.reserved = parse_port_list(str("reserved"));
@@ -89,7 +90,9 @@ Context context_for(const Case& c) {
     p.node_ip = str("node_ip");
     p.unresolved = str("unresolved");
     std::string subnet = str("subnet");
-    p.contains_ip = [subnet](const std::string& ip) { return !subnet.empty() && ip.rfind(subnet, 0) == 0; };
+    p.contains_ip = [subnet](const std::string& ip) {
+      return !subnet.empty() && ip.rfind(subnet, 0) == 0;
+    };
     ctx.param = p;
     ctx.profile_name = "case";
   }
@@ -195,8 +198,10 @@ TEST_CASE("rule cases: numeric rows reach both edges of the range they can produ
         if (m > 0) hi -= hi % m;
       std::set<std::string> produced;
       for (const auto& c : cases())
-        if (c.table == name && c.expect.count(row.to.front())) produced.insert(c.expect.at(row.to.front()));
-      INFO(name << " row " << row.id() << " -> " << row.to.front() << " [" << lo << ", " << hi << "]");
+        if (c.table == name && c.expect.count(row.to.front()))
+          produced.insert(c.expect.at(row.to.front()));
+      INFO(name << " row " << row.id() << " -> " << row.to.front() << " [" << lo << ", " << hi
+                << "]");
       CHECK(produced.count(std::to_string(lo)));
       CHECK(produced.count(std::to_string(hi)));
     }

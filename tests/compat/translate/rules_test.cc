@@ -32,8 +32,7 @@ TEST_CASE("rules: every row names known variables and cites a source") {
     for (const auto& row : rs.rows) {
       INFO(name << " row " << row.id() << " (" << row.file << ":" << row.line << ")");
       CHECK_FALSE(row.source.empty());
-      for (const auto& f : row.from)
-        CHECK((row.not_a_variable || rs.source(f) != nullptr));
+      for (const auto& f : row.from) CHECK((row.not_a_variable || rs.source(f) != nullptr));
       for (const auto& t : row.to) CHECK_FALSE(book().libraries_knowing(t).empty());
       if (row.action == "map") CHECK(!row.to.empty());
     }
@@ -106,16 +105,21 @@ TEST_CASE("rules: a broken table is rejected with file, line and key") {
        "t.toml:4: var[0].type: unknown type 'float'"},
       {"from = \"a\"\nto = \"b\"\n[[row]]\nfrom = \"X\"\naction = \"drop\"\nsource = \"k\"\n",
        "row[0].why: a drop row must say why"},
-      {"from = \"a\"\nto = \"b\"\n[[row]]\nfrom = \"X\"\nto = \"Y\"\nconvert = \"magic\"\nsource = \"k\"\n",
+      {"from = \"a\"\nto = \"b\"\n[[row]]\nfrom = \"X\"\nto = \"Y\"\nconvert = \"magic\"\nsource = "
+       "\"k\"\n",
        "t.toml:6: row[0].convert: unknown conversion 'magic'"},
-      {"from = \"a\"\nto = \"b\"\n[[row]]\nfrom = \"X\"\naction = \"review\"\nwhy = \"w\"\nsource = \"k\"\n",
+      {"from = \"a\"\nto = \"b\"\n[[row]]\nfrom = \"X\"\naction = \"review\"\nwhy = \"w\"\nsource "
+       "= \"k\"\n",
        "row[0].todo: this row must say what to do"},
-      {"library = \"x\"\n[[var]]\nname = \"A\"\nsource = \"k\"\n[[var]]\nname = \"A\"\nsource = \"k\"\n",
+      {"library = \"x\"\n[[var]]\nname = \"A\"\nsource = \"k\"\n[[var]]\nname = \"A\"\nsource = "
+       "\"k\"\n",
        "variable A is listed twice"},
-      {"library = \"x\"\n[[var]]\nname = \"A\"\nsource = \"k\"\n  [[var.platform]]\n  names = [\"b9\"]\n",
+      {"library = \"x\"\n[[var]]\nname = \"A\"\nsource = \"k\"\n  [[var.platform]]\n  names = "
+       "[\"b9\"]\n",
        "unknown platform 'b9'"},
       {"library = \"x\"\nlibrary = \"y\"\n", "t.toml:2: malformed TOML"},
-      {"library = \"x\"\n[[cross]]\nid = \"c\"\nkind = \"greater\"\nvars = [\"A\"]\nwhy = \"w\"\nsource = \"k\"\n",
+      {"library = \"x\"\n[[cross]]\nid = \"c\"\nkind = \"greater\"\nvars = [\"A\"]\nwhy = "
+       "\"w\"\nsource = \"k\"\n",
        "greater needs 2 vars"},
   };
   for (const auto& c : cases) {

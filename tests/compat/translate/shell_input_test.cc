@@ -63,16 +63,16 @@ TEST_CASE("shell: export, plain and prefix assignments are recorded with their l
 
 TEST_CASE("shell: things that are not environment settings are ignored") {
   const char* cases[] = {
-      "echo A=1\n",                       // an argument, not an assignment
-      "python x.py A=1\n",                // ditto
-      "export -n A=1\n",                  // un-export
-      "local A=1\nreadonly B=2\n",        // shell variables only
-      "declare C=3\n",                    // not exported
-      "for A in 1 2; do :; done\n",       // loop variable
-      "export A\n",                       // exports nothing new
-      "[ A=1 ]\n",                        // a test
-      "\"A\"=1\n",                        // a quoted name is a command word
-      "A+=1\n",                           // append: not a plain assignment
+      "echo A=1\n",                  // an argument, not an assignment
+      "python x.py A=1\n",           // ditto
+      "export -n A=1\n",             // un-export
+      "local A=1\nreadonly B=2\n",   // shell variables only
+      "declare C=3\n",               // not exported
+      "for A in 1 2; do :; done\n",  // loop variable
+      "export A\n",                  // exports nothing new
+      "[ A=1 ]\n",                   // a test
+      "\"A\"=1\n",                   // a quoted name is a command word
+      "A+=1\n",                      // append: not a plain assignment
   };
   for (const char* c : cases) {
     INFO(c);
@@ -147,8 +147,8 @@ TEST_CASE("shell: variables set earlier in the input expand; run-time values are
   CHECK(summary(script("A=${UNSET:-INFO}\n")) == "A=INFO@1 ");
   CHECK(summary(script("X=\nA=${X:-4}\nB=${X-5}\n")) == "X=@1 A=4@2 B=@3 ");
   CHECK(summary(script("local X=7\nA=$X\n")) == "A=7@2 ");
-  auto dyn = script(
-      "A=$(hostname)\nB=`date`\nC=$((2*4))\nD=$SLURM_JOB_ID\nE=${X#y}\nF=$1\nG=${U:-$V}\n");
+  auto dyn =
+      script("A=$(hostname)\nB=`date`\nC=$((2*4))\nD=$SLURM_JOB_ID\nE=${X#y}\nF=$1\nG=${U:-$V}\n");
   REQUIRE(dyn.size() == 7);
   for (const auto& e : dyn) {
     INFO(e.name);
@@ -167,15 +167,19 @@ TEST_CASE("shell: unterminated quotes and substitutions are errors at the openin
   expect_error("B=`date\n", ShellMode::kScript, "job.sh:1: unterminated `");
   expect_error("B=${X\n", ShellMode::kScript, "job.sh:1: unterminated ${");
   expect_error("B=$'x\n", ShellMode::kScript, "unterminated $'");
-  expect_error("export 1BAD=2\n", ShellMode::kScript, "job.sh:1: 1BAD: '1BAD=2' after export is not NAME=value");
+  expect_error("export 1BAD=2\n", ShellMode::kScript,
+               "job.sh:1: 1BAD: '1BAD=2' after export is not NAME=value");
   expect_error("export A-B=2\n", ShellMode::kScript, "job.sh:1");
 }
 
 TEST_CASE("env files: only assignments, comments and blank lines") {
-  auto es = parse_shell_text("# comment\n\nA=1\nexport B='x y'\nC=\"q\" D=4\n", "a.env", ShellMode::kEnvFile);
+  auto es = parse_shell_text("# comment\n\nA=1\nexport B='x y'\nC=\"q\" D=4\n", "a.env",
+                             ShellMode::kEnvFile);
   CHECK(summary(es) == "A=1@3 B=x y@4 C=q@5 D=4@5 ");
-  CHECK(summary(parse_shell_text("A=1\r\nB=2\r\n", "a.env", ShellMode::kEnvFile)) == "A=1@1 B=2@2 ");
-  expect_error("A=1\nthis is not\n", ShellMode::kEnvFile, "job.sh:2: expected NAME=value or export NAME=value, found 'this'");
+  CHECK(summary(parse_shell_text("A=1\r\nB=2\r\n", "a.env", ShellMode::kEnvFile)) ==
+        "A=1@1 B=2@2 ");
+  expect_error("A=1\nthis is not\n", ShellMode::kEnvFile,
+               "job.sh:2: expected NAME=value or export NAME=value, found 'this'");
   expect_error("A=1; B=2\n", ShellMode::kEnvFile, "job.sh:1: expected NAME=value, found ';'");
   expect_error("A=1 > f\n", ShellMode::kEnvFile, "job.sh:1: expected NAME=value, found '>'");
   expect_error("A = 1\n", ShellMode::kEnvFile, "found 'A'");

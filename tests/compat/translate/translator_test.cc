@@ -49,7 +49,8 @@ TEST_CASE("translator: the last assignment wins; an earlier different one is rep
   CHECK(var(t, "NCCL_DEBUG", 0).outcome == Outcome::kDropped);
   CHECK(var(t, "NCCL_DEBUG", 0).risk);
   CHECK(var(t, "NCCL_DEBUG", 0).detail == "overridden by NCCL_DEBUG=WARN at job.sh:2");
-  CHECK(var(t, "NCCL_DEBUG", 1).outputs == std::vector<std::pair<std::string, std::string>>{{"ASCEND_GLOBAL_LOG_LEVEL", "2"}});
+  CHECK(var(t, "NCCL_DEBUG", 1).outputs ==
+        std::vector<std::pair<std::string, std::string>>{{"ASCEND_GLOBAL_LOG_LEVEL", "2"}});
   Translation same = run("export NCCL_DEBUG=INFO\nexport NCCL_DEBUG=INFO\n");
   REQUIRE(same.vars.size() == 1);
   CHECK(same.vars[0].also_at == std::vector<std::string>{"job.sh:1"});
@@ -70,17 +71,21 @@ TEST_CASE("translator: a target variable set in the input wins over a translatio
 
 TEST_CASE("translator: two sources for one target variable must agree") {
   Context ctx;
-  Translation t = run("export NCCL_SOCKET_IFNAME==ens1f0\nexport GLOO_SOCKET_IFNAME=ens2f0\n", "torch", "hccl", ctx);
+  Translation t = run("export NCCL_SOCKET_IFNAME==ens1f0\nexport GLOO_SOCKET_IFNAME=ens2f0\n",
+                      "torch", "hccl", ctx);
   CHECK(var(t, "NCCL_SOCKET_IFNAME").outcome == Outcome::kTranslated);
   CHECK(var(t, "GLOO_SOCKET_IFNAME").outcome == Outcome::kNeedsReview);
   CHECK_THAT(var(t, "GLOO_SOCKET_IFNAME").detail,
-             Catch::Contains("conflicts with NCCL_SOCKET_IFNAME (job.sh:1): both set HCCL_SOCKET_IFNAME, to =ens1f0 and =ens2f0"));
-  Translation ok = run("export NCCL_SOCKET_IFNAME==ens1f0 GLOO_SOCKET_IFNAME=ens1f0\n", "torch", "hccl");
+             Catch::Contains("conflicts with NCCL_SOCKET_IFNAME (job.sh:1): both set "
+                             "HCCL_SOCKET_IFNAME, to =ens1f0 and =ens2f0"));
+  Translation ok =
+      run("export NCCL_SOCKET_IFNAME==ens1f0 GLOO_SOCKET_IFNAME=ens1f0\n", "torch", "hccl");
   CHECK(var(ok, "GLOO_SOCKET_IFNAME").outcome == Outcome::kConverted);
 }
 
 TEST_CASE("translator: values only known at run time") {
-  Translation t = run("export MASTER_ADDR=$(hostname) NCCL_IB_TIMEOUT=$T NCCL_IB_HCA=`ls`\n", "torch", "hccl");
+  Translation t =
+      run("export MASTER_ADDR=$(hostname) NCCL_IB_TIMEOUT=$T NCCL_IB_HCA=`ls`\n", "torch", "hccl");
   CHECK(var(t, "MASTER_ADDR").outcome == Outcome::kTranslated);
   CHECK(var(t, "MASTER_ADDR").outputs.empty());
   CHECK(var(t, "NCCL_IB_TIMEOUT").outcome == Outcome::kNeedsReview);
@@ -90,7 +95,8 @@ TEST_CASE("translator: values only known at run time") {
 }
 
 TEST_CASE("translator: a row over two variables runs once and reports both") {
-  Translation t = run("export NCCL_SOCKET_RETRY_SLEEP_MSEC=1400\nexport NCCL_SOCKET_RETRY_CNT=20\n");
+  Translation t =
+      run("export NCCL_SOCKET_RETRY_SLEEP_MSEC=1400\nexport NCCL_SOCKET_RETRY_CNT=20\n");
   REQUIRE(t.vars.size() == 2);
   CHECK(t.vars[0].outcome == Outcome::kConverted);
   CHECK(t.vars[1].outcome == Outcome::kConverted);
@@ -99,14 +105,16 @@ TEST_CASE("translator: a row over two variables runs once and reports both") {
   CHECK(t.env[0].name == "HCCL_CONNECT_TIMEOUT");
   CHECK(t.env[0].value == "274");
   CHECK(t.env[0].origin ==
-        "NCCL_SOCKET_RETRY_SLEEP_MSEC=1400 (job.sh:1), NCCL_SOCKET_RETRY_CNT=20 (job.sh:2), converted");
+        "NCCL_SOCKET_RETRY_SLEEP_MSEC=1400 (job.sh:1), NCCL_SOCKET_RETRY_CNT=20 (job.sh:2), "
+        "converted");
 }
 
 TEST_CASE("translator: the written file follows the input order, then profile fixes") {
   Context ctx;
   ctx.pfc_priority = 3;
-  Translation t = run("export NCCL_DEBUG=WARN\nexport NCCL_IB_TIMEOUT=18\nexport NCCL_BUFFSIZE=1048576\n",
-                      "nccl", "hccl", ctx);
+  Translation t =
+      run("export NCCL_DEBUG=WARN\nexport NCCL_IB_TIMEOUT=18\nexport NCCL_BUFFSIZE=1048576\n",
+          "nccl", "hccl", ctx);
   REQUIRE(t.env.size() == 4);
   CHECK(t.env[0].name == "ASCEND_GLOBAL_LOG_LEVEL");
   CHECK(t.env[1].name == "HCCL_RDMA_TIMEOUT");
@@ -117,7 +125,8 @@ TEST_CASE("translator: the written file follows the input order, then profile fi
 }
 
 TEST_CASE("translator: --check validates the target's own variables") {
-  Translation t = run("export HCCL_RDMA_TIMEOUT=21 HCCL_BUFFSIZE=200 NCCL_DEBUG=INFO\n", "", "hccl");
+  Translation t =
+      run("export HCCL_RDMA_TIMEOUT=21 HCCL_BUFFSIZE=200 NCCL_DEBUG=INFO\n", "", "hccl");
   CHECK(t.from.empty());
   CHECK(var(t, "HCCL_RDMA_TIMEOUT").outcome == Outcome::kClamped);
   CHECK(var(t, "HCCL_RDMA_TIMEOUT").rule == "check");

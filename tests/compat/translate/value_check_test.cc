@@ -59,7 +59,8 @@ TEST_CASE("value check: enums and token lists, with and without case") {
   e.case_insensitive = true;
   CHECK(parse_typed(e, "info", "a2").text == "INFO");
   e.case_insensitive = false;
-  CHECK_THROWS_WITH(parse_typed(e, "info", "a2"), Catch::Contains("'info' is not one of WARN, INFO"));
+  CHECK_THROWS_WITH(parse_typed(e, "info", "a2"),
+                    Catch::Contains("'info' is not one of WARN, INFO"));
   e.also_int = true;
   CHECK(parse_typed(e, "3", "a2").number == 3);
   VarSpec t;
@@ -85,7 +86,8 @@ TEST_CASE("value check: range, infinity and platform on the source side") {
   CHECK_FALSE(p.infinite);
   CHECK(p.outside_range);
   VarSpec h = int_spec(5, 20);
-  h.platforms.push_back(PlatformRange{{"atlas-training"}, std::nullopt, 24, std::nullopt, std::nullopt, ""});
+  h.platforms.push_back(
+      PlatformRange{{"atlas-training"}, std::nullopt, 24, std::nullopt, std::nullopt, ""});
   CHECK(parse_typed(h, "22", "a2").outside_range);
   CHECK_FALSE(parse_typed(h, "22", "atlas-training").outside_range);
 }

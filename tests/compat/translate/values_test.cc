@@ -11,7 +11,8 @@ TEST_CASE("values: integers are decimal or 0x-hex and nothing else") {
   CHECK(parse_int("+7") == 7);
   CHECK(parse_int("0x800000") == 8388608);
   CHECK(parse_int("0X1f") == 31);
-  for (const char* bad : {"", "1.5", "8M", " 1", "1 ", "0x", "-", "abc", "99999999999999999999", "0x1g"}) {
+  for (const char* bad :
+       {"", "1.5", "8M", " 1", "1 ", "0x", "-", "abc", "99999999999999999999", "0x1g"}) {
     INFO(bad);
     CHECK_FALSE(parse_int(bad));
   }
@@ -54,7 +55,8 @@ TEST_CASE("values: which NICs a spec selects") {
 TEST_CASE("values: port specs") {
   CHECK(parse_port_spec("auto").is_auto);
   CHECK(parse_port_spec("60000").ranges == std::vector<PortRange>{{60000, 60000}});
-  CHECK(parse_port_spec("60000-60031,61000").ranges == std::vector<PortRange>{{60000, 60031}, {61000, 61000}});
+  CHECK(parse_port_spec("60000-60031,61000").ranges ==
+        std::vector<PortRange>{{60000, 60031}, {61000, 61000}});
   CHECK(format_port_ranges({{1, 1}, {5, 9}}) == "1,5-9");
   for (const char* bad : {"", "a-b", "70000", "5-", "-5", "9-1", "1,,2", " 1"}) {
     INFO(bad);
@@ -69,7 +71,8 @@ TEST_CASE("values: the kernel's port files") {
   CHECK_THROWS_AS(parse_local_port_range("2 1"), std::invalid_argument);
   CHECK_THROWS_AS(parse_local_port_range("1 2 3"), std::invalid_argument);
   CHECK(parse_port_list("\n").empty());
-  CHECK(parse_port_list("60000-60031,29500\n") == std::vector<PortRange>{{60000, 60031}, {29500, 29500}});
+  CHECK(parse_port_list("60000-60031,29500\n") ==
+        std::vector<PortRange>{{60000, 60031}, {29500, 29500}});
 }
 
 TEST_CASE("values: the ephemeral ports a range overlaps, minus reserved ones") {
@@ -86,7 +89,8 @@ TEST_CASE("values: the ephemeral ports a range overlaps, minus reserved ones") {
 }
 
 TEST_CASE("values: Key:value lists") {
-  auto kv = parse_kv("MaxCnt:3,HoldTime:5000,IntervalTime:1000", {"MaxCnt", "HoldTime", "IntervalTime"});
+  auto kv =
+      parse_kv("MaxCnt:3,HoldTime:5000,IntervalTime:1000", {"MaxCnt", "HoldTime", "IntervalTime"});
   CHECK(kv.at("MaxCnt") == 3);
   CHECK(kv.at("HoldTime") == 5000);
   CHECK_THROWS_WITH(parse_kv("MaxCnt:3,MaxCnt:4", {"MaxCnt"}), Catch::Contains("given twice"));
