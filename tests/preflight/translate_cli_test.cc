@@ -65,7 +65,7 @@ TEST_CASE("translate cli: the golden launch script end to end") {
   CHECK(r.exit_code == 1);  // --strict: warnings fail the gate too
 }
 
-TEST_CASE("translate cli: needs-review fails the gate; --out - keeps stdout for the env file") {
+TEST_CASE("translate cli: needs-review fails the gate, --out - keeps stdout for the env file") {
   TempDir dir;
   std::string job = dir.write("job.sh", "export NCCL_SOCKET_IFNAME=^docker,lo NCCL_DEBUG=WARN\n");
   auto r =
@@ -178,7 +178,7 @@ TEST_CASE("translate cli: --from-env and Kubernetes manifests") {
 }
 
 TEST_CASE(
-    "translate cli: --rules replaces a table; --list-rules shows the rows and their sources") {
+    "translate cli: --rules replaces a table, --list-rules shows the rows and their sources") {
   TempDir dir;
   std::string rules = dir.write(
       "site.toml",

@@ -24,7 +24,7 @@ TEST_CASE("env input: the format follows the extension, then the content") {
                     Catch::Contains("--format: unknown format 'xml'"));
 }
 
-TEST_CASE("env input: files are read in their format; a missing file names the path") {
+TEST_CASE("env input: files are read in their format, a missing file names the path") {
   hn::test::TempDir dir;
   std::string env = dir.write("a.env", "A=1\n");
   std::string sh = dir.write("a.sh", "A=1 cmd\n");

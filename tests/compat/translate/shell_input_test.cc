@@ -113,7 +113,7 @@ TEST_CASE("shell: quoting forms") {
   }
 }
 
-TEST_CASE("shell: line continuations join lines; each value keeps its starting line") {
+TEST_CASE("shell: line continuations join lines, each value keeps its starting line") {
   CHECK(summary(script("export \\\n  A=1 \\\n  B=2\nC=3\n")) == "A=1@2 B=2@3 C=3@4 ");
   CHECK(summary(script("A=ab\\\ncd\n")) == "A=abcd@1 ");
   CHECK(summary(script("A=\"ab\\\ncd\"\n")) == "A=abcd@1 ");
@@ -140,7 +140,7 @@ TEST_CASE("shell: here-document bodies are skipped") {
   CHECK(summary(script("cat <<<\"A=1\"\nB=2\n")) == "B=2@2 ");
 }
 
-TEST_CASE("shell: variables set earlier in the input expand; run-time values are marked dynamic") {
+TEST_CASE("shell: variables set earlier in the input expand, run-time values are marked dynamic") {
   CHECK(summary(script("IF=ens1f0\nexport NCCL_SOCKET_IFNAME=$IF\n")) ==
         "IF=ens1f0@1 NCCL_SOCKET_IFNAME=ens1f0@2 ");
   CHECK(summary(script("X=1\nA=\"${X}0\"\n")) == "X=1@1 A=10@2 ");

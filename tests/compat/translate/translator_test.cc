@@ -43,7 +43,7 @@ TEST_CASE("translator: every input variable of ours gets exactly one result") {
   CHECK(var(t, "NCCL_IB_TIMEOUT").input.where() == "job.sh:1");
 }
 
-TEST_CASE("translator: the last assignment wins; an earlier different one is reported") {
+TEST_CASE("translator: the last assignment wins, an earlier different one is reported") {
   Translation t = run("export NCCL_DEBUG=INFO\nexport NCCL_DEBUG=WARN\n");
   REQUIRE(t.vars.size() == 2);
   CHECK(var(t, "NCCL_DEBUG", 0).outcome == Outcome::kDropped);

@@ -27,7 +27,7 @@ TEST_CASE("port sysctls: the two file formats") {
   CHECK_THROWS_AS(parse_reserved_ports_text("x"), std::invalid_argument);
 }
 
-TEST_CASE("port sysctls: read from a procfs tree; a missing range is a SourceError") {
+TEST_CASE("port sysctls: read from a procfs tree, a missing range is a SourceError") {
   hn::test::TempDir dir;
   std::filesystem::create_directories(dir.path() + "/sys/net/ipv4");
   CHECK_THROWS_WITH(read_local_port_config(dir.path()), Catch::Contains("ip_local_port_range"));
