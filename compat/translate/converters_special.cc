@@ -70,6 +70,9 @@ RowResult convert_ifname(const RowInput& in) {
       hccl ? "; HCCL uses only the first matching NIC, so it is named exactly" : "";
   if (in.ctx.param) {
     const ParamPlane& p = *in.ctx.param;
+    if (p.plane.empty())
+      return needs_review(p.unresolved,
+                          "Add a plane of type parameter to the profile, or pass --plane NAME.");
     std::string plane = "parameter plane " + p.plane;
     if (sel.ip) {
       if (p.contains_ip && p.contains_ip(e.value) && !p.nic_exact.empty())

@@ -145,3 +145,14 @@ TEST_CASE("translator: a malformed value stops with file, line and variable") {
     CHECK(e.field() == "NCCL_IB_TIMEOUT");
   }
 }
+
+TEST_CASE("translator: a profile without a parameter plane says so") {
+  Context ctx;
+  ParamPlane p;
+  p.unresolved = "the profile declares no plane of type parameter";
+  ctx.param = p;
+  Translation t = run("export NCCL_SOCKET_IFNAME=^lo\n", "nccl", "hccl", ctx);
+  CHECK(var(t, "NCCL_SOCKET_IFNAME").outcome == Outcome::kNeedsReview);
+  CHECK(var(t, "NCCL_SOCKET_IFNAME").detail == "the profile declares no plane of type parameter");
+  CHECK_THAT(var(t, "NCCL_SOCKET_IFNAME").todo, Catch::Contains("--plane NAME"));
+}
