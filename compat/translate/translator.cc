@@ -124,6 +124,7 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
     if (row && row_done.count(row->id())) {
       v = t.vars[row_done[row->id()]];  // the row ran once for all its variables
       v.input = e;
+      v.also_at.clear();
     } else if (row) {
       RowInput in{*row, {}, rules, ctx};
       for (const EnvEntry* p : kept)
