@@ -20,8 +20,11 @@ function(hn_test target)
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_sanitize)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  # --warn NoTests: a ctest entry whose filter matches no TEST_CASE fails
+  # instead of passing silently (a ';' in a test name splits it in two).
   catch_discover_tests(${target}
     TEST_PREFIX "${target}:"
+    EXTRA_ARGS --warn NoTests
     PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT}
     DISCOVERY_TIMEOUT 30)
 endfunction()

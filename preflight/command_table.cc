@@ -8,6 +8,7 @@ const std::vector<Command>& command_table() {
       commands::snapshot(),
       commands::diff(),
       commands::ops(),
+      commands::translate(),
   };
   return table;
 }

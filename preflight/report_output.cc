@@ -40,8 +40,8 @@ void check_output_options(const boost::program_options::variables_map& vm) {
                                "needs a file path or '-'");
 }
 
-void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm) {
-  bool stdout_taken = false;
+void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
+                 bool stdout_taken) {
   for (const auto& f : kFormats) {
     if (!vm.count(f.option)) continue;
     const std::string& path = vm[f.option].as<std::string>();

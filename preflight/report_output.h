@@ -15,7 +15,10 @@ namespace hn::preflight {
 // is a usage error (compat::InputError).
 void check_output_options(const boost::program_options::variables_map& vm);
 
-void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm);
+// `stdout_taken`: the command itself writes to stdout (e.g. translate --out -),
+// so the text report goes to stderr.
+void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
+                 bool stdout_taken = false);
 
 std::string local_hostname();
 std::int64_t unix_ms_now();

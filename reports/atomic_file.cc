@@ -80,6 +80,19 @@ void write_output(const std::string& path, const std::string& content) {
   if (path == "-") return write_stdout(content);
   if (path.empty()) throw std::runtime_error("cannot write an output file with an empty name");
 
+  // A device, FIFO or socket (or a symlink to one: /dev/null, /dev/stdout) is
+  // written in place: renaming a file over it would destroy it, and as root
+  // that means replacing /dev/null for every process on the machine.
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) fail(path, "open", errno);
+    TempFile closer("", fd);  // no temp file here; only closes the descriptor
+    write_all(fd, content, path);
+    if (closer.close() != 0) fail(path, "close", errno);
+    return;
+  }
+
   std::string::size_type slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);

@@ -50,6 +50,7 @@ namespace catalog_parts {
 std::span<const CatalogEntry> run();
 std::span<const CatalogEntry> physical();
 std::span<const CatalogEntry> ops();
+std::span<const CatalogEntry> translate();
 }  // namespace catalog_parts
 
 }  // namespace hn::reports

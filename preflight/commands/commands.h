@@ -9,5 +9,6 @@ Command node();
 Command snapshot();
 Command diff();
 Command ops();
+Command translate();
 
 }  // namespace hn::preflight::commands

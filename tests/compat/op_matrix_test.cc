@@ -15,7 +15,7 @@ OpMatrix parse(const std::string& ops) {
 }
 }  // namespace
 
-TEST_CASE("matrix: every shipped matrix parses; examples say they are examples") {
+TEST_CASE("matrix: every shipped matrix parses, examples say they are examples") {
   for (const auto& name : builtin_matrix_names()) {
     INFO(name);
     const auto& m = builtin_matrix(name);

@@ -45,7 +45,7 @@ TEST_CASE("diff matches list items by key, not position, and skips volatile fiel
   CHECK(d[2].a == "(absent)");
 }
 
-TEST_CASE("volatile fields appear on request; identical snapshots have no diff") {
+TEST_CASE("volatile fields appear on request, identical snapshots have no diff") {
   auto d = diff_snapshots(YAML::Load(kA), YAML::Load(kB), true);
   CHECK(d.size() == 5);
   CHECK(diff_snapshots(YAML::Load(kA), YAML::Load(kA), true).empty());

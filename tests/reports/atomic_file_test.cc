@@ -100,3 +100,17 @@ TEST_CASE("write_output \"-\" writes to stdout") {
   CHECK(hn::test::read_file(captured) == "to stdout\n");
   CHECK_FALSE(fs::exists("-"));
 }
+
+TEST_CASE("write_output writes through to a device instead of replacing it") {
+  // Through a symlink in a temp dir: should this regress, only the symlink is
+  // replaced, never /dev/null itself.
+  hn::test::TempDir dir;
+  std::string link = dir.path() + "/out";
+  REQUIRE(::symlink("/dev/null", link.c_str()) == 0);
+  write_output(link, "discarded\n");
+  struct stat st {};
+  REQUIRE(::lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+}

@@ -4,7 +4,7 @@
 
 using namespace hn::stack::op;
 
-TEST_CASE("dtype and op names round-trip; aliases and errors") {
+TEST_CASE("dtype and op names round-trip, aliases and errors") {
   for (DType t : kAllDTypes) CHECK(dtype_from_string(to_string(t)) == t);
   for (ReduceOp op : kAllReduceOps) CHECK(reduce_op_from_string(to_string(op)) == op);
   CHECK(dtype_from_string("bfloat16") == DType::kBF16);

@@ -269,7 +269,7 @@ TEST_CASE("kernels: transpose and reshape move every dtype exactly") {
   }
 }
 
-TEST_CASE("kernels: sum, prod, min, max, avg over N inputs; halves accumulate in f32") {
+TEST_CASE("kernels: sum, prod, min, max, avg over N inputs, halves accumulate in f32") {
   std::mt19937_64 rng(run_seed());
   for (DType t : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI32, DType::kI64})
     for (int n : {1, 2, 5}) {

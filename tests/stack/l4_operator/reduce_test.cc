@@ -83,7 +83,7 @@ TEST_CASE("reductions over ranks x sizes x dtypes x ops match closed forms") {
         }
 }
 
-TEST_CASE("reduce_to writes a third buffer; integer sums wrap") {
+TEST_CASE("reduce_to writes a third buffer, integer sums wrap") {
   std::vector<std::int32_t> a = {INT32_MAX, 1, -5}, b = {1, 2, 5}, out(3);
   reduce_to(DType::kI32, ReduceOp::kSum, out.data(), a.data(), b.data(), 3);
   CHECK(out == std::vector<std::int32_t>{INT32_MIN, 3, 0});

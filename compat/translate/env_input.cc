@@ -1,0 +1,70 @@
+#include "compat/translate/env_input.h"
+
+#include <string_view>
+
+#include "compat/input_error.h"
+#include "compat/text_file.h"
+#include "compat/translate/k8s_input.h"
+#include "compat/translate/shell_input.h"
+
+namespace hn::compat::translate {
+
+namespace {
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+}  // namespace
+
+InputFormat input_format_from_string(const std::string& s) {
+  if (s == "auto") return InputFormat::kAuto;
+  if (s == "env") return InputFormat::kEnvFile;
+  if (s == "script") return InputFormat::kScript;
+  if (s == "k8s") return InputFormat::kManifest;
+  throw InputError("command line", 0, 0, "--format",
+                   "unknown format '" + s + "' (expected auto, env, script or k8s)");
+}
+
+InputFormat detect_format(const std::string& path, const std::string& text) {
+  if (ends_with(path, ".yaml") || ends_with(path, ".yml") || ends_with(path, ".json"))
+    return InputFormat::kManifest;
+  if (ends_with(path, ".env")) return InputFormat::kEnvFile;
+  size_t start = text.find_first_not_of(" \t\r\n");
+  std::string_view head = start == std::string::npos ? "" : std::string_view(text).substr(start);
+  if (head.starts_with("apiVersion:") || head.starts_with("kind:") || head.starts_with("---"))
+    return InputFormat::kManifest;
+  return InputFormat::kScript;
+}
+
+std::vector<EnvEntry> parse_env_input(const std::string& text, const std::string& file,
+                                      InputFormat format) {
+  if (format == InputFormat::kAuto) format = detect_format(file, text);
+  switch (format) {
+    case InputFormat::kManifest:
+      return parse_k8s_manifest_text(text, file);
+    case InputFormat::kEnvFile:
+      return parse_shell_text(text, file, ShellMode::kEnvFile);
+    default:
+      return parse_shell_text(text, file, ShellMode::kScript);
+  }
+}
+
+std::vector<EnvEntry> read_env_input(const std::string& path, InputFormat format) {
+  return parse_env_input(read_text_file(path), path, format);
+}
+
+std::vector<EnvEntry> entries_from_environment(char** envp) {
+  std::vector<EnvEntry> out;
+  for (char** p = envp; p && *p; ++p) {
+    std::string_view kv(*p);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    EnvEntry e;
+    e.name = std::string(kv.substr(0, eq));
+    e.value = e.raw = std::string(kv.substr(eq + 1));
+    e.file = "environment";
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace hn::compat::translate

@@ -1,0 +1,102 @@
+#pragma once
+// Translates a set of environment variables from one communication library's
+// conventions to another's by the rule tables (rules.h), or checks a target
+// configuration against its own table (--check). Pure: no I/O, no clock; the
+// caller supplies the cluster facts (Context) it read from the profile and
+// the kernel.
+//
+// Every input variable gets exactly one VarResult:
+//   translated   same meaning, value carried over (maybe under a new name)
+//   converted    unit or encoding changed (bytes -> MB, exclude list -> exact NIC)
+//   clamped      out of the target's range; the nearest valid value is written
+//   needs-review no safe automatic mapping; `todo` says what to do
+//   dropped      no counterpart; `detail` says why (risk: it must be redone by hand)
+//   unknown      a communication variable that no table knows
+// Variables outside every library's namespace (PATH, SLURM_*) are listed in
+// `others` and otherwise left alone. Only translated, converted and clamped
+// values reach `env`, so the written file holds only valid values.
+//
+// Throws compat::InputError (file, line, variable) when a value does not
+// parse as its variable's type: a malformed value stops the run (exit 2);
+// a value that parses but makes no sense is explained in its VarResult.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compat/translate/env_entry.h"
+#include "compat/translate/rules.h"
+#include "compat/translate/values.h"
+
+namespace hn::compat::translate {
+
+enum class Outcome { kTranslated, kConverted, kClamped, kNeedsReview, kDropped, kUnknown };
+std::string to_string(Outcome o);
+
+// The parameter plane of the cluster profile, resolved for interface settings.
+struct ParamPlane {
+  std::string plane;       // its name in the profile
+  std::string nic_exact;   // one NIC name that holds on every node (or on --node)
+  std::string nic_prefix;  // "ens1f" when the plane's NIC is the glob "ens1f*"
+  std::string node_ip;     // this node's address on the plane (with --node)
+  std::string unresolved;  // why neither an exact NIC nor an address is known
+  std::function<bool(const std::string& ip)> contains_ip;  // the plane's subnets
+};
+
+struct Context {
+  std::string platform = "a2";
+  std::optional<ParamPlane> param;     // nullopt: no cluster profile was given
+  std::string profile_name;            // for messages; empty without a profile
+  std::optional<int> pfc_priority;     // profile comm.pfc_priority
+  std::optional<PortRange> ephemeral;  // ip_local_port_range
+  std::vector<PortRange> reserved;     // ip_local_reserved_ports
+  std::string ports_source;            // where the two came from, or why they are unknown
+  std::optional<double> pg_timeout_s;  // --pg-timeout
+};
+
+struct VarResult {
+  EnvEntry input;
+  Outcome outcome = Outcome::kUnknown;
+  std::vector<std::pair<std::string, std::string>> outputs;  // what was written
+  std::string rule;                                          // the row id, "check", or empty
+  std::string table;                                         // the table that holds the rule
+  std::string target;                                        // the variable(s) the rule names
+  std::string range;                 // the target's range on this platform, when numeric
+  std::string detail;                // how it was converted, or why not
+  std::string todo;                  // the next step (needs-review, risky drops, clamps)
+  bool risk = false;                 // dropped although it did something
+  std::string source;                // fact keys (comm-params.md)
+  std::vector<std::string> also_at;  // the same value set again at these places
+};
+
+struct CrossResult {
+  std::string id, kind, severity, source;
+  enum State { kOk, kFixed, kViolated, kNotChecked };
+  State state = kOk;
+  std::string values;  // what was compared: "HCCL_EVENT_TIMEOUT=1000 (set), ..."
+  std::string detail;
+  std::string todo;
+  std::vector<std::pair<std::string, std::string>> outputs;  // fixes written to env
+};
+
+struct EnvLine {
+  std::string name, value;
+  std::string origin;  // "NCCL_IB_TIMEOUT=23 (job.sh:12), clamped"
+};
+
+struct Translation {
+  std::string from, to;  // from is empty for --check
+  std::vector<std::string> tables;
+  std::vector<VarResult> vars;
+  std::vector<CrossResult> cross;
+  std::vector<EnvLine> env;
+  std::vector<std::string> others;  // names outside every library's namespace
+};
+
+// `book` supplies the "which library knows this name" hints for unknowns.
+Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules,
+                      const RuleBook& book, const Context& ctx);
+
+}  // namespace hn::compat::translate

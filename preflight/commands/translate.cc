@@ -1,0 +1,181 @@
+// `hnprecheck translate`: communication-library parameters from one library's
+// conventions to another's (or --check against the target's own rules), with
+// a finding per input variable and the translated env file.
+#include <algorithm>
+#include <iostream>
+
+#include "compat/input_error.h"
+#include "compat/translate/env_input.h"
+#include "compat/translate/env_output.h"
+#include "compat/translate/translator.h"
+#include "preflight/command.h"
+#include "preflight/commands/commands.h"
+#include "preflight/report_output.h"
+#include "preflight/translate_listing.h"
+#include "probes/profile.h"
+#include "probes/translate_context.h"
+#include "probes/translate_findings.h"
+#include "reports/atomic_file.h"
+
+extern char** environ;
+
+namespace hn::preflight::commands {
+
+namespace {
+
+namespace tr = compat::translate;
+
+std::string opt(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::string>() : "";
+}
+
+[[noreturn]] void usage(const std::string& field, const std::string& what) {
+  throw compat::InputError("command line", 0, 0, field, what);
+}
+
+tr::RuleSet rules_for(const tr::RuleBook& book, const po::variables_map& vm, bool check) {
+  const std::string from = opt(vm, "from"), to = opt(vm, "to");
+  if (to.empty()) usage("--to", "is required (hccl or nccl)");
+  if (check && !from.empty())
+    usage("--check", "checks the --to library's own variables; drop --from");
+  if (!check && from.empty())
+    usage("--from", "is required (or use --check to validate a " + to + " configuration)");
+  return check ? book.for_check(to) : book.for_translation(from, to);
+}
+
+probes::TranslateContextOptions context_options(const po::variables_map& vm) {
+  probes::TranslateContextOptions o;
+  o.platform = opt(vm, "platform");
+  const auto& platforms = tr::known_platforms();
+  if (std::find(platforms.begin(), platforms.end(), o.platform) == platforms.end())
+    usage("--platform",
+          "unknown platform '" + o.platform + "' (expected " + tr::join(platforms, ", ") + ")");
+  o.node = opt(vm, "node");
+  o.plane = opt(vm, "plane");
+  if (vm.count("pg-timeout")) {
+    double s = vm["pg-timeout"].as<double>();
+    if (!(s > 0)) usage("--pg-timeout", "must be a positive number of seconds");
+    o.pg_timeout_s = s;
+  }
+  o.local_port_range = opt(vm, "local-port-range");
+  o.reserved_ports = opt(vm, "reserved-ports");
+  return o;
+}
+
+int run(const po::variables_map& vm) {
+  check_output_options(vm);
+  const bool check = vm["check"].as<bool>();
+  const std::string out = opt(vm, "out");
+  if (vm.count("out") && out.empty()) usage("--out", "needs a file path or '-'");
+  bool out_on_stdout = out == "-";
+  for (const char* f : {"json", "junit", "ctrf"})
+    if (out_on_stdout && opt(vm, f) == "-")
+      usage("--out", "and --" + std::string(f) + " cannot both write to stdout");
+
+  std::vector<std::string> rule_files =
+      vm.count("rules") ? vm["rules"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  tr::RuleBook book = tr::RuleBook::load(rule_files);
+  tr::RuleSet rules = rules_for(book, vm, check);
+  if (vm["list-rules"].as<bool>()) {
+    std::cout << render_rule_listing(rules);
+    return 0;
+  }
+
+  std::vector<std::string> inputs =
+      vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (inputs.empty() && !vm["from-env"].as<bool>())
+    usage("INPUT", "give at least one env file, script or manifest, or --from-env");
+  tr::InputFormat format = tr::input_format_from_string(opt(vm, "format"));
+  std::vector<tr::EnvEntry> entries;
+  if (vm["from-env"].as<bool>()) entries = tr::entries_from_environment(environ);
+  for (const auto& path : inputs) {
+    auto more = tr::read_env_input(path, format);
+    entries.insert(entries.end(), more.begin(), more.end());
+  }
+
+  std::optional<probes::Profile> profile;
+  if (vm.count("profile"))
+    profile = probes::load_profile_file(opt(vm, "profile"));
+  else if (vm.count("node") || vm.count("plane"))
+    usage("--node", "--node and --plane need --profile");
+  tr::Context ctx =
+      probes::make_translate_context(profile ? &*profile : nullptr, context_options(vm));
+
+  tr::Translation t = tr::translate(entries, rules, book, ctx);
+
+  std::string header = check ? "hnprecheck translate --check --to " + rules.to
+                             : "hnprecheck translate --from " + rules.from + " --to " + rules.to;
+  if (!out.empty()) reports::write_output(out, tr::render_env_file(t, header));
+
+  reports::Report report;
+  report.tool_version = tool_version();
+  report.command = "translate";
+  report.hostname = local_hostname();
+  report.profile =
+      profile ? profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")")
+              : "none";
+  report.started_unix_ms = unix_ms_now();
+  report.findings = probes::translation_findings(t);
+  report.extra_json["translation"] = probes::translation_json(t);
+  report.finished_unix_ms = unix_ms_now();
+  emit_report(report, vm, out_on_stdout);
+  return reports::exit_code_for(report.findings, vm["strict"].as<bool>());
+}
+
+}  // namespace
+
+Command translate() {
+  Command c;
+  c.name = "translate";
+  c.summary =
+      "translate NCCL/RCCL/Gloo/Open MPI/torch/oneCCL settings to HCCL (or NCCL), or check them";
+  c.usage =
+      "hnprecheck translate --from LIB --to hccl|nccl INPUT... [--profile FILE] [--out FILE.env]\n"
+      "       hnprecheck translate --check --to hccl|nccl INPUT...";
+  c.details =
+      "Reads environment settings from env files, shell or Slurm scripts (export VAR=..., VAR=...\n"
+      "cmd prefixes; #SBATCH lines are ignored), Kubernetes manifests (containers[].env) or the\n"
+      "current environment, and translates each communication variable by the rule tables\n"
+      "(units, ranges, grammars, value maps, defaults; each fact with its source). Every input\n"
+      "variable gets a finding: translated, converted, clamped, needs-review, dropped or unknown.\n"
+      "--out writes only valid values. With --profile, interface settings resolve to the\n"
+      "parameter plane's NIC; comm.pfc_priority sets HCCL_RDMA_SL.\n"
+      "LIB: nccl, rccl, gloo, ompi, torch, oneccl (to hccl or nccl), hccl (to nccl).\n"
+      "Exit 1 when anything needs review or a cross-variable rule is violated (with --strict\n"
+      "also on clamped values, risky drops and unknown variables); 2 on a malformed line.";
+  c.add_options = [](po::options_description& d, po::positional_options_description& p) {
+    d.add_options()("from", po::value<std::string>()->value_name("LIB"),
+                    "library the settings were written for")(
+        "to", po::value<std::string>()->value_name("LIB"), "library to translate to: hccl or nccl")(
+        "check", po::bool_switch(), "validate a --to configuration against its own rules")(
+        "input", po::value<std::vector<std::string>>()->value_name("INPUT"),
+        "env file, script or manifest")("from-env", po::bool_switch(),
+                                        "also read the current environment (before the files)")(
+        "format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
+        "input format: auto, env, script or k8s")("out",
+                                                  po::value<std::string>()->value_name("FILE"),
+                                                  "write the translated env file ('-' = stdout)")(
+        "rules", po::value<std::vector<std::string>>()->value_name("FILE"),
+        "rule table (TOML) that adds to or replaces an embedded one; repeatable")(
+        "list-rules", po::bool_switch(), "print the rules in effect and exit");
+    add_profile_options(d);
+    d.add_options()(
+        "plane", po::value<std::string>()->value_name("NAME"),
+        "the plane whose NIC interface settings resolve to (default: first parameter plane)")(
+        "platform", po::value<std::string>()->default_value("a2")->value_name("NAME"),
+        "target platform for platform-specific ranges: a2, a3, atlas-training, atlas-inference, "
+        "atlas-350, atlas-950")(
+        "pg-timeout", po::value<double>()->value_name("SECONDS"),
+        "the job's init_process_group(timeout=), checked against HCCL's timeouts")(
+        "local-port-range", po::value<std::string>()->value_name("\"LOW HIGH\""),
+        "the nodes' net.ipv4.ip_local_port_range (default: read from this host)")(
+        "reserved-ports", po::value<std::string>()->value_name("LIST"),
+        "the nodes' net.ipv4.ip_local_reserved_ports, with --local-port-range");
+    add_report_options(d);
+    p.add("input", -1);
+  };
+  c.run = run;
+  return c;
+}
+
+}  // namespace hn::preflight::commands

@@ -1,0 +1,59 @@
+// Catalog entries for `hnprecheck translate`: one code per outcome of an
+// input variable, and one per kind of cross-variable rule. The rule tables
+// (profiles/translate/*.toml) supply the variable-specific reasons that fill
+// {detail} and {todo}; the words around them live here.
+#include "reports/catalog.h"
+
+namespace hn::reports::catalog_parts {
+
+namespace {
+constexpr CatalogEntry kEntries[] = {
+    {"COMM-PARAM-TRANSLATED", Layer::kL3, "variable translated",
+     "{var}={value} ({where}) -> {result}{note}", "{var}={value} ({where}) -> {result}{note}",
+     "Nothing to do."},
+    {"COMM-PARAM-VALID", Layer::kL3, "variable valid for the target",
+     "{var}={value} ({where}) is valid for {library}{note}",
+     "{var}={value} ({where}) is valid for {library}{note}", "Nothing to do."},
+    {"COMM-PARAM-CONVERTED", Layer::kL3, "variable converted (unit or encoding changed)",
+     "{var}={value} ({where}) -> {result}: {detail}",
+     "{var}={value} ({where}) -> {result}: {detail}", "Nothing to do."},
+    {"COMM-PARAM-CLAMPED", Layer::kL3, "variable within the target's range",
+     "{var}={value} ({where}) -> {result}", "{var}={value} ({where}) -> {result}: {detail}",
+     "{todo}"},
+    {"COMM-PARAM-REVIEW", Layer::kL3, "variable translated automatically",
+     "{var}={value} ({where}) translated",
+     "{var}={value} ({where}) has no safe automatic translation: {detail}", "{todo}"},
+    {"COMM-PARAM-DROPPED", Layer::kL3, "variable has a counterpart",
+     "{var}={value} ({where}) dropped: {detail}",
+     "{var}={value} ({where}) dropped although it had an effect: {detail}", "{todo}"},
+    {"COMM-PARAM-UNKNOWN", Layer::kL3, "variable known to the rules", "{var} is known",
+     "{var}={value} ({where}) is not a variable the rules know: {detail}; it is "
+     "not carried over",
+     "Check the spelling. If the setting matters on {library}, set its counterpart by hand, or "
+     "add a row to a rule table and pass it with --rules FILE."},
+    {"COMM-PARAM-OTHERS", Layer::kL3, "variables outside the communication libraries",
+     "{count} variable(s) that no communication library reads were left as they are: {names}",
+     "{count} variable(s) that no communication library reads: {names}", "Nothing to do."},
+    {"COMM-PARAM-ORDER", Layer::kL3, "timeouts in the right order", "{detail}", "{detail}",
+     "{todo}"},
+    {"COMM-PARAM-PFC", Layer::kL3, "RDMA service level matches the PFC priority",
+     "{values} matches comm.pfc_priority in the profile", "{detail}", "{todo}"},
+    {"COMM-PARAM-PFC-SET", Layer::kL3, "RDMA service level set from the profile",
+     "{values}, which differs from comm.pfc_priority {result} in the profile: wrote {written}",
+     "{values}: wrote {written}", "Nothing to do."},
+    {"COMM-PARAM-PORTS", Layer::kL3, "communication ports outside the ephemeral range",
+     "{values}: none in the unreserved part of ip_local_port_range", "{detail}", "{todo}"},
+    {"COMM-PARAM-REQUIRES", Layer::kL3, "variable's prerequisite set",
+     "{values}: the prerequisite is set", "{detail}", "{todo}"},
+    {"COMM-PARAM-EXCLUSIVE", Layer::kL3, "mutually exclusive variables", "{values}: not both on",
+     "{detail}", "{todo}"},
+    {"COMM-PARAM-LIMIT", Layer::kL3, "combined limit of two variables",
+     "{values}: within the limit", "{detail}", "{todo}"},
+};
+}  // namespace
+
+std::span<const CatalogEntry> translate() {
+  return kEntries;
+}
+
+}  // namespace hn::reports::catalog_parts

@@ -1,0 +1,144 @@
+// Kubernetes manifests: containers[].env[] in any workload shape.
+#include "compat/translate/k8s_input.h"
+
+#include <catch2/catch.hpp>
+
+#include "compat/input_error.h"
+
+using namespace hn::compat::translate;
+using hn::compat::InputError;
+
+namespace {
+std::string summary(const std::vector<EnvEntry>& es) {
+  std::string s;
+  for (const auto& e : es)
+    s += e.name + "=" + e.value + "@" + std::to_string(e.line) + "[" + e.context + "]" +
+         (e.dynamic ? "~" : "") + " ";
+  return s;
+}
+
+void expect_error(const std::string& text, const std::string& what) {
+  INFO(text);
+  try {
+    parse_k8s_manifest_text(text, "job.yaml");
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains(what));
+  }
+}
+}  // namespace
+
+TEST_CASE("k8s: a Pod's containers and initContainers") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - name: precheck
+      env:
+        - {name: A, value: "1"}
+  containers:
+    - name: trainer
+      image: x
+      env:
+        - name: NCCL_DEBUG
+          value: INFO
+        - name: NCCL_IB_TIMEOUT
+          value: "22"
+        - name: EMPTY
+)";
+  CHECK(summary(parse_k8s_manifest_text(pod, "pod.yaml")) ==
+        "A=1@8[container precheck] NCCL_DEBUG=INFO@14[container trainer] "
+        "NCCL_IB_TIMEOUT=22@16[container trainer] EMPTY=@17[container trainer] ");
+}
+
+TEST_CASE("k8s: Deployment and Job in one multi-document file") {
+  std::string text = R"(apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          env: [{name: A, value: "1"}]
+---
+apiVersion: batch/v1
+kind: Job
+spec:
+  template:
+    spec:
+      containers:
+        - name: job
+          env:
+            - name: B
+              value: "2"
+)";
+  CHECK(summary(parse_k8s_manifest_text(text, "x.yaml")) ==
+        "A=1@8[container web] B=2@19[container job] ");
+}
+
+TEST_CASE("k8s: PyTorchJob replica specs, valueFrom is dynamic") {
+  std::string text = R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              env:
+                - {name: NCCL_SOCKET_IFNAME, value: "^docker,lo"}
+                - name: POD_IP
+                  valueFrom:
+                    fieldRef: {fieldPath: status.podIP}
+    Worker:
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              envFrom: [{configMapRef: {name: nccl}}]
+              env:
+                - {name: NCCL_SOCKET_IFNAME, value: "^docker,lo"}
+)";
+  auto es = parse_k8s_manifest_text(text, "job.yaml");
+  REQUIRE(es.size() == 3);
+  CHECK(es[0].value == "^docker,lo");
+  CHECK(es[1].name == "POD_IP");
+  CHECK(es[1].dynamic);
+  CHECK_THAT(es[1].value, Catch::Contains("status.podIP"));
+  CHECK(es[1].line == 14);
+  CHECK(es[2].line == 22);
+  CHECK(es[2].where() == "job.yaml:22 (container pytorch)");
+}
+
+TEST_CASE("k8s: malformed manifests are errors with file and line") {
+  expect_error(
+      "kind: Pod\nspec:\n  containers:\n    - name: c\n      env:\n        - {value: \"1\"}\n",
+      "job.yaml:6:11: containers[0].env[0].name: missing the variable name");
+  expect_error(
+      "spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, valu: \"1\"}\n",
+      "job.yaml:5:21: containers[0].env[0].valu: unknown key 'valu'");
+  expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: 8}\n",
+               "job.yaml:5:28: containers[0].env[0].value: '8' is not a string");
+  expect_error(
+      "spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: true}\n",
+      "quote it (\"true\")");
+  expect_error("spec:\n  containers:\n    - name: c\n      env: {A: 1}\n",
+               "job.yaml:4:12: containers[0].env: expected a list");
+  expect_error("spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: [1]}\n",
+               "expected a string");
+  expect_error(
+      "spec:\n  containers:\n    - name: c\n      env:\n        - name: A\n          value: "
+      "\"1\"\n          valueFrom: {x: y}\n",
+      "has both value and valueFrom");
+  expect_error("spec:\n  containers: [\n", "job.yaml:3:");
+}
+
+TEST_CASE("k8s: quoted numbers and manifests without env are fine") {
+  CHECK(summary(parse_k8s_manifest_text(
+            "spec:\n  containers:\n    - name: c\n      env:\n        - {name: A, value: '8'}\n",
+            "x")) == "A=8@5[container c] ");
+  CHECK(parse_k8s_manifest_text("kind: ConfigMap\ndata: {A: b}\n", "x").empty());
+  CHECK(parse_k8s_manifest_text("", "x").empty());
+}
