@@ -1,4 +1,4 @@
-// Live L6 reader over libnl-route: addresses and routes of this namespace.
+// Live L6 dumps over libnl-route: addresses and routes of this namespace.
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include "stack/l6_netplane/live_readers.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
 
@@ -66,84 +67,68 @@ std::string scope_name(int scope) {
   return rtnl_scope2str(scope, buf, sizeof buf);
 }
 
-class LiveNetplaneSource : public NetplaneSource {
- public:
-  std::vector<InterfaceAddress> addresses() const override {
-    SockPtr sock = connect_route_socket();
-    auto names = link_names(sock.get());
-    nl_cache* raw = nullptr;
-    int err = rtnl_addr_alloc_cache(sock.get(), &raw);
-    if (err < 0)
-      throw physical::SourceError(std::string("netlink: address dump failed: ") +
-                                  nl_geterror(err));
-    CachePtr cache(raw);
-    std::vector<InterfaceAddress> out;
-    for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
-      auto* a = reinterpret_cast<rtnl_addr*>(o);
-      InterfaceAddress ia;
-      ia.nic = names.count(rtnl_addr_get_ifindex(a)) ? names[rtnl_addr_get_ifindex(a)] : "";
-      ia.address = addr_text(rtnl_addr_get_local(a));
-      ia.prefix_len = rtnl_addr_get_prefixlen(a);
-      ia.family = rtnl_addr_get_family(a) == AF_INET6 ? 6 : 4;
-      ia.scope = scope_name(rtnl_addr_get_scope(a));
-      if (!ia.address.empty()) out.push_back(ia);
-    }
-    return out;
-  }
-
-  std::vector<Route> routes() const override {
-    SockPtr sock = connect_route_socket();
-    auto names = link_names(sock.get());
-    nl_cache* raw = nullptr;
-    int err = rtnl_route_alloc_cache(sock.get(), AF_UNSPEC, 0, &raw);
-    if (err < 0)
-      throw physical::SourceError(std::string("netlink: route dump failed: ") + nl_geterror(err));
-    CachePtr cache(raw);
-    std::vector<Route> out;
-    for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
-      auto* r = reinterpret_cast<rtnl_route*>(o);
-      Route route;
-      route.family = rtnl_route_get_family(r) == AF_INET6 ? 6 : 4;
-      route.table = static_cast<int>(rtnl_route_get_table(r));
-      nl_addr* dst = rtnl_route_get_dst(r);
-      if (!dst || nl_addr_get_prefixlen(dst) == 0) route.dst = "default";
-      else route.dst = addr_text(dst) + "/" + std::to_string(nl_addr_get_prefixlen(dst));
-      route.prefsrc = addr_text(rtnl_route_get_pref_src(r));
-      route.metric = static_cast<int>(rtnl_route_get_priority(r));
-      char buf[64];
-      route.type = nl_rtntype2str(rtnl_route_get_type(r), buf, sizeof buf);
-      route.protocol = rtnl_route_proto2str(rtnl_route_get_protocol(r), buf, sizeof buf);
-      if (rtnl_route_get_nnexthops(r) == 1) {
-        rtnl_nexthop* nh = rtnl_route_nexthop_n(r, 0);
-        int ifindex = rtnl_route_nh_get_ifindex(nh);
-        if (names.count(ifindex)) route.oif = names[ifindex];
-        route.gateway = addr_text(rtnl_route_nh_get_gateway(nh));
-      }
-      out.push_back(route);
-    }
-    return out;
-  }
-};
-
-class SnapshotNetplaneSource : public NetplaneSource {
- public:
-  explicit SnapshotNetplaneSource(NetState s) : state_(std::move(s)) {}
-  std::vector<InterfaceAddress> addresses() const override { return state_.addresses; }
-  std::vector<Route> routes() const override { return state_.routes; }
-
- private:
-  NetState state_;
-};
-
 }  // namespace
 
-std::unique_ptr<NetplaneSource> make_live_netplane_source() {
-  return std::make_unique<LiveNetplaneSource>();
+namespace detail {
+
+std::vector<InterfaceAddress> read_addresses() {
+  SockPtr sock = connect_route_socket();
+  auto names = link_names(sock.get());
+  nl_cache* raw = nullptr;
+  int err = rtnl_addr_alloc_cache(sock.get(), &raw);
+  if (err < 0)
+    throw physical::SourceError(std::string("netlink: address dump failed: ") + nl_geterror(err));
+  CachePtr cache(raw);
+  std::vector<InterfaceAddress> out;
+  for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    InterfaceAddress ia;
+    ia.nic = names.count(rtnl_addr_get_ifindex(a)) ? names[rtnl_addr_get_ifindex(a)] : "";
+    ia.address = addr_text(rtnl_addr_get_local(a));
+    ia.prefix_len = rtnl_addr_get_prefixlen(a);
+    ia.family = rtnl_addr_get_family(a) == AF_INET6 ? 6 : 4;
+    ia.scope = scope_name(rtnl_addr_get_scope(a));
+    if (!ia.address.empty()) out.push_back(ia);
+  }
+  return out;
 }
 
-std::unique_ptr<NetplaneSource> make_snapshot_netplane_source(NetState state) {
-  return std::make_unique<SnapshotNetplaneSource>(std::move(state));
+std::vector<Route> read_routes() {
+  SockPtr sock = connect_route_socket();
+  auto names = link_names(sock.get());
+  nl_cache* raw = nullptr;
+  int err = rtnl_route_alloc_cache(sock.get(), AF_UNSPEC, 0, &raw);
+  if (err < 0)
+    throw physical::SourceError(std::string("netlink: route dump failed: ") + nl_geterror(err));
+  CachePtr cache(raw);
+  std::vector<Route> out;
+  for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
+    auto* r = reinterpret_cast<rtnl_route*>(o);
+    Route route;
+    route.family = rtnl_route_get_family(r) == AF_INET6 ? 6 : 4;
+    route.table = static_cast<int>(rtnl_route_get_table(r));
+    nl_addr* dst = rtnl_route_get_dst(r);
+    if (!dst || nl_addr_get_prefixlen(dst) == 0)
+      route.dst = "default";
+    else
+      route.dst = addr_text(dst) + "/" + std::to_string(nl_addr_get_prefixlen(dst));
+    route.prefsrc = addr_text(rtnl_route_get_pref_src(r));
+    route.metric = static_cast<int>(rtnl_route_get_priority(r));
+    char buf[64];
+    route.type = nl_rtntype2str(rtnl_route_get_type(r), buf, sizeof buf);
+    route.protocol = rtnl_route_proto2str(rtnl_route_get_protocol(r), buf, sizeof buf);
+    if (rtnl_route_get_nnexthops(r) == 1) {
+      rtnl_nexthop* nh = rtnl_route_nexthop_n(r, 0);
+      int ifindex = rtnl_route_nh_get_ifindex(nh);
+      if (names.count(ifindex)) route.oif = names[ifindex];
+      route.gateway = addr_text(rtnl_route_nh_get_gateway(nh));
+    }
+    out.push_back(route);
+  }
+  return out;
 }
+
+}  // namespace detail
 
 std::string default_route_nic(const std::vector<Route>& routes) {
   const Route* best = nullptr;
