@@ -1,5 +1,10 @@
 // `hnprecheck node`: fast node-local checks against the profile.
+#include <unistd.h>
+
 #include <memory>
+#include <optional>
+
+#include "compat/env_file.h"
 
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
@@ -25,6 +30,9 @@ int run(const po::variables_map& vm) {
                                       : open_live_sources();
   ctx->node = probes::identify_node(*profile, ctx->sources.hostname,
                                     vm.count("node") ? vm["node"].as<std::string>() : "");
+  std::optional<compat::EnvFile> env_file;
+  if (vm.count("env")) env_file = compat::load_env_file(vm["env"].as<std::string>());
+  ctx->env = probes::collect_comm_env(environ, env_file ? &*env_file : nullptr);
 
   reports::Report report;
   report.tool_version = tool_version();
@@ -43,7 +51,9 @@ int run(const po::variables_map& vm) {
 Command node() {
   Command c;
   c.name = "node";
-  c.summary = "fast node-local checks: plane NICs, RDMA, accelerators, temperatures, memory";
+  c.summary =
+      "fast node-local checks: plane NICs, addresses, routes, sysctls, comm-library NIC "
+      "selection, RDMA, accelerators, temperatures, memory";
   c.usage = "hnprecheck node [--profile FILE] [--snapshot FILE] [--json PATH] [options]";
   c.details =
       "Runs every node-local probe the profile asks for, each under a deadline, and prints a\n"
@@ -53,7 +63,10 @@ Command node() {
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     add_profile_options(d);
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),
-                    "replay a captured node instead of reading this one");
+                    "replay a captured node instead of reading this one")(
+        "env", po::value<std::string>()->value_name("FILE"),
+        "the job's environment (KEY=VALUE lines): its NCCL/HCCL/Gloo/Open MPI interface "
+        "settings are judged against the parameter plane (they override this process's)");
     add_report_options(d);
     add_timeout_option(d, 30);
   };

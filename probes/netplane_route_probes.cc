@@ -1,0 +1,173 @@
+#include "probes/netplane_route_probes.h"
+
+#include <algorithm>
+
+#include "reports/catalog.h"
+#include "stack/l6_netplane/ip_address.h"
+
+namespace hn::probes {
+
+using reports::Finding;
+using reports::make_finding;
+using reports::Status;
+namespace netplane = stack::netplane;
+
+namespace {
+
+// Off-plane destinations for the policy check: documentation ranges that no
+// plane should contain (RFC 5737, RFC 3849).
+constexpr const char* kOffPlaneV4[] = {"198.51.100.1", "203.0.113.1", "192.0.2.1"};
+constexpr const char* kOffPlaneV6 = "2001:db8::1";
+
+bool inside_any_plane(const NetplaneView& view, const std::string& address) {
+  return std::any_of(view.planes.begin(), view.planes.end(),
+                     [&](const PlaneView& p) { return p.in_subnets(address); });
+}
+
+// Whether the plane has a gateway route of its own (any table but local),
+// i.e. it expects to reach other networks through its own NIC.
+bool has_own_gateway(const PlaneView& pv, const std::vector<netplane::Route>& routes) {
+  return std::any_of(routes.begin(), routes.end(), [&](const netplane::Route& r) {
+    return r.table != 255 && !r.gateway.empty() && pv.has_nic(r.oif);
+  });
+}
+
+std::string off_plane_target(const NetplaneView& view, const PlaneView& pv) {
+  auto own = netplane::try_parse_ip(pv.address);
+  if (own && own->family == 6) return kOffPlaneV6;
+  for (const char* a : kOffPlaneV4)
+    if (!inside_any_plane(view, a)) return a;
+  return "";
+}
+
+reports::Params route_params(const PlaneView& pv, const netplane::RouteLookup& l) {
+  return {{"plane", pv.plane->name},
+          {"nic", l.ok() && !l.oif.empty() ? l.oif : "none"},
+          {"source", l.ok() && !l.src.empty() ? l.src : "none"},
+          {"route", l.describe()},
+          {"expected_nic", pv.nic_list()},
+          {"expected_source", pv.address.empty() ? "any" : pv.address}};
+}
+
+bool egresses_plane(const PlaneView& pv, const netplane::RouteLookup& l) {
+  return l.ok() && pv.has_nic(l.oif) && (pv.address.empty() || l.src == pv.address);
+}
+
+// Planes whose NICs carry this lookup's egress NIC, for "shares with".
+std::string owner_of(const NetplaneView& view, const netplane::RouteLookup& l) {
+  if (!l.ok() || l.oif.empty()) return "no plane";
+  return view.planes_of(l.oif);
+}
+
+void check_policy(const NetplaneView& view, const PlaneRoutes& pr, std::vector<Finding>& out) {
+  const PlaneView& pv = *pr.plane;
+  if (pv.address.empty()) return;
+  const PlaneRoutes::Target* failed = nullptr;
+  const PlaneRoutes::Target* steered = nullptr;
+  for (const auto& t : pr.targets) {
+    if (!t.routed) continue;
+    // Only where unbound traffic would leave through another plane's route.
+    if (egresses_plane(pv, t.unbound)) continue;
+    if (egresses_plane(pv, t.bound)) {
+      if (!steered) steered = &t;
+    } else if (!failed) {
+      failed = &t;
+    }
+  }
+  if (!failed && !steered) return;
+  const PlaneRoutes::Target& t = failed ? *failed : *steered;
+  reports::Params p = route_params(pv, t.bound);
+  p["address"] = pv.address;
+  p["target"] = t.dst;
+  p["other_plane"] = owner_of(view, t.bound);
+  p["route"] = t.bound.describe();
+  out.push_back(make_finding("NET-ROUTE-POLICY", failed ? Status::kFail : Status::kPass,
+                             pv.nics.front(), p));
+}
+
+}  // namespace
+
+std::string subnet_probe_address(const netplane::IpPrefix& prefix, const std::string& avoid) {
+  int host_bits = prefix.address.bits() - prefix.length;
+  if (host_bits < 2) return "";
+  netplane::IpAddress a = prefix.address;
+  // All host bits set except the last: the highest address that is not the
+  // IPv4 broadcast address.
+  for (int bit = 0; bit < host_bits; ++bit) {
+    int pos = prefix.address.bits() - 1 - bit;
+    a.bytes[static_cast<size_t>(pos / 8)] |= static_cast<std::uint8_t>(0x80 >> (pos % 8));
+  }
+  a.bytes[static_cast<size_t>(a.bits() / 8 - 1)] &= 0xfe;
+  if (a.str() == avoid) a.bytes[static_cast<size_t>(a.bits() / 8 - 1)] ^= 0x03;  // ...fe -> ...fd
+  return a.str();
+}
+
+std::vector<PlaneRoutes> lookup_plane_routes(const NodeContext& ctx, const NetReadings& r) {
+  std::vector<PlaneRoutes> planes;
+  std::vector<netplane::RouteQuery> queries;
+  for (const auto& pv : r.view.planes) {
+    if (pv.nics.empty()) continue;
+    PlaneRoutes pr;
+    pr.plane = &pv;
+    auto add = [&](const std::string& dst, const std::string& subnet) {
+      PlaneRoutes::Target t;
+      t.dst = dst;
+      t.subnet = subnet;
+      t.routed = subnet.empty() && !pv.in_subnets(dst);
+      pr.targets.push_back(t);
+    };
+    for (const auto& peer : pv.peers) add(peer, "");
+    for (const auto& s : pv.plane->subnets)
+      if (std::string probe = subnet_probe_address(s, pv.address); !probe.empty())
+        add(probe, s.str());
+    if (!pv.address.empty() && has_own_gateway(pv, r.routes))
+      if (std::string off = off_plane_target(r.view, pv); !off.empty()) add(off, "");
+    for (const auto& t : pr.targets) {
+      queries.push_back({t.dst, ""});
+      queries.push_back({t.dst, pv.address});
+    }
+    planes.push_back(std::move(pr));
+  }
+  std::vector<netplane::RouteLookup> answers = ctx.sources.netplane->route_get(queries);
+  size_t i = 0;
+  for (auto& pr : planes)
+    for (auto& t : pr.targets) {
+      t.unbound = answers.at(i++);
+      t.bound = answers.at(i++);
+      if (pr.plane->address.empty()) t.bound = t.unbound;
+    }
+  return planes;
+}
+
+std::vector<Finding> check_plane_routes(const NodeContext& ctx) {
+  std::vector<Finding> out;
+  NetReadings r = read_net(ctx);
+  std::vector<PlaneRoutes> planes = lookup_plane_routes(ctx, r);
+  for (const auto& pr : planes) {
+    const PlaneView& pv = *pr.plane;
+    bool have_address = !pv.address.empty();
+    for (const auto& t : pr.targets) {
+      const netplane::RouteLookup& l = t.judged(have_address);
+      Status s = egresses_plane(pv, l) ? Status::kPass : Status::kFail;
+      reports::Params p = route_params(pv, l);
+      if (t.subnet.empty()) {
+        // Off-plane probes exist only for the policy check.
+        if (t.routed && std::find(pv.peers.begin(), pv.peers.end(), t.dst) == pv.peers.end())
+          continue;
+        p["peer"] = t.dst;
+        Finding f = make_finding("NET-ROUTE-PEER", s, t.dst, p);
+        f.evidence["unbound_route"] = t.unbound.describe();
+        out.push_back(f);
+      } else {
+        p["subnet"] = t.subnet;
+        Finding f = make_finding("NET-ROUTE-SUBNET", s, t.subnet, p);
+        f.evidence["probe_address"] = t.dst;
+        out.push_back(f);
+      }
+    }
+    check_policy(r.view, pr, out);
+  }
+  return out;
+}
+
+}  // namespace hn::probes
