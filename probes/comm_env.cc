@@ -5,10 +5,15 @@
 namespace hn::probes {
 
 const std::vector<std::string>& comm_env_keys() {
-  static const std::vector<std::string> keys = {
-      "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_FAMILY",          "NCCL_IB_HCA",
-      "HCCL_SOCKET_IFNAME", "HCCL_IF_IP",                  "HCCL_SOCKET_FAMILY",
-      "GLOO_SOCKET_IFNAME", "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_btl_tcp_if_exclude"};
+  static const std::vector<std::string> keys = {"NCCL_SOCKET_IFNAME",
+                                                "NCCL_SOCKET_FAMILY",
+                                                "NCCL_IB_HCA",
+                                                "HCCL_SOCKET_IFNAME",
+                                                "HCCL_IF_IP",
+                                                "HCCL_SOCKET_FAMILY",
+                                                "GLOO_SOCKET_IFNAME",
+                                                "OMPI_MCA_btl_tcp_if_include",
+                                                "OMPI_MCA_btl_tcp_if_exclude"};
   return keys;
 }
 

@@ -59,12 +59,13 @@ struct Judge {
   }
 
   void skip(const std::string& var, const std::string& reason) {
-    out.push_back(make_finding("NET-COMM-IFNAME", Status::kSkip, var,
-                               {{"var", var}, {"reason", reason}}));
+    out.push_back(
+        make_finding("NET-COMM-IFNAME", Status::kSkip, var, {{"var", var}, {"reason", reason}}));
   }
 
   void ifname(const std::string& var, const std::string& shown_value, const std::string& library,
-              const compat::IfSelection& sel, const std::string& suggestion) {
+              const compat::IfSelection& sel, const std::string& suggestion,
+              const std::string& origin_key = "") {
     std::vector<std::string> used = sel.error.empty() ? sel.used() : std::vector<std::string>{};
     auto wrong = std::find_if(used.begin(), used.end(), [&](const std::string& n) {
       return std::find(expected.begin(), expected.end(), n) == expected.end();
@@ -80,8 +81,10 @@ struct Judge {
                               {"selected_planes", planes_of(used)},
                               {"expected", join_list(expected)},
                               {"suggestion", suggestion},
-                              {"origin", origin(var)},
-                              {"nic", used.empty() ? "none" : wrong != used.end() ? *wrong : used[0]}});
+                              {"origin", origin(origin_key.empty() ? var : origin_key)},
+                              {"nic", used.empty()          ? "none"
+                                      : wrong != used.end() ? *wrong
+                                                            : used[0]}});
     for (size_t i = 0; i < sel.notes.size(); ++i)
       f.evidence["note" + std::to_string(i + 1)] = sel.notes[i];
     out.push_back(f);
@@ -107,8 +110,8 @@ struct Judge {
   void hccl(const std::vector<compat::NicCandidate>& nics) {
     auto ip = get("HCCL_IF_IP");
     auto name = get("HCCL_SOCKET_IFNAME");
-    std::string suggestion = address.empty() ? "HCCL_SOCKET_IFNAME==" + expected.front()
-                                             : "HCCL_IF_IP=" + address;
+    std::string suggestion =
+        address.empty() ? "HCCL_SOCKET_IFNAME==" + expected.front() : "HCCL_IF_IP=" + address;
     if (ip) {
       ifname("HCCL_IF_IP", *ip, "HCCL", compat::resolve_hccl_if_ip(*ip, nics), suggestion);
       if (name) skip("HCCL_SOCKET_IFNAME", "HCCL_IF_IP=" + *ip + " takes precedence over it");
@@ -137,11 +140,12 @@ struct Judge {
     auto exc = get("OMPI_MCA_btl_tcp_if_exclude");
     if (!inc && !exc && !uses({"mpi"})) return;
     std::string var = inc && exc ? "OMPI_MCA_btl_tcp_if_include+exclude"
-                      : exc     ? "OMPI_MCA_btl_tcp_if_exclude"
-                                : "OMPI_MCA_btl_tcp_if_include";
+                      : exc      ? "OMPI_MCA_btl_tcp_if_exclude"
+                                 : "OMPI_MCA_btl_tcp_if_include";
     std::string value = inc && exc ? *inc + " / " + *exc : inc ? *inc : show(exc);
     ifname(var, value, "Open MPI", compat::resolve_ompi_btl_tcp_if(inc, exc, nics),
-           "OMPI_MCA_btl_tcp_if_include=" + exact_list() + " with no btl_tcp_if_exclude");
+           "OMPI_MCA_btl_tcp_if_include=" + exact_list() + " with no btl_tcp_if_exclude",
+           inc ? "OMPI_MCA_btl_tcp_if_include" : "OMPI_MCA_btl_tcp_if_exclude");
   }
 
   void ib_hca() {
@@ -181,7 +185,10 @@ struct Judge {
     std::string suggestion = "=";
     for (size_t i = 0; i < want.size(); ++i) suggestion += (i ? "," : "") + want[i].str();
     out.push_back(make_finding(
-        "NET-COMM-IB-HCA", ok ? Status::kPass : sel.automatic ? Status::kWarn : Status::kFail,
+        "NET-COMM-IB-HCA",
+        ok              ? Status::kPass
+        : sel.automatic ? Status::kWarn
+                        : Status::kFail,
         "NCCL_IB_HCA",
         {{"value", show(v)},
          {"selected", sel.error.empty() ? join_list(used) : "no port (" + sel.error + ")"},

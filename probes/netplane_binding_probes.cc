@@ -17,7 +17,9 @@ namespace netplane = stack::netplane;
 
 namespace {
 
-std::string or_none(const std::string& s) { return s.empty() ? "none" : s; }
+std::string or_none(const std::string& s) {
+  return s.empty() ? "none" : s;
+}
 
 bool same_ip(const std::string& a, const std::string& b) {
   auto x = netplane::try_parse_ip(a), y = netplane::try_parse_ip(b);
@@ -65,15 +67,14 @@ void check_vlan(const PlaneView& pv, const std::vector<stack::physical::Link>& l
                                                          : "<parent NIC>";
     bool ok = l.kind == "vlan" && l.vlan_id == *p.vlan &&
               (p.vlan_parent.empty() || l.parent == p.vlan_parent);
-    out.push_back(make_finding(
-        "NET-VLAN", ok ? Status::kPass : Status::kFail, l.name,
-        {{"nic", l.name},
-         {"plane", p.name},
-         {"kind", l.kind.empty() ? "none" : l.kind},
-         {"vlan_id", l.vlan_id ? std::to_string(*l.vlan_id) : "none"},
-         {"parent", or_none(l.parent)},
-         {"expected_id", std::to_string(*p.vlan)},
-         {"expected_parent", expected_parent}}));
+    out.push_back(make_finding("NET-VLAN", ok ? Status::kPass : Status::kFail, l.name,
+                               {{"nic", l.name},
+                                {"plane", p.name},
+                                {"kind", l.kind.empty() ? "none" : l.kind},
+                                {"vlan_id", l.vlan_id ? std::to_string(*l.vlan_id) : "none"},
+                                {"parent", or_none(l.parent)},
+                                {"expected_id", std::to_string(*p.vlan)},
+                                {"expected_parent", expected_parent}}));
   }
 }
 
@@ -85,8 +86,9 @@ void check_address(const PlaneView& pv, const std::vector<netplane::InterfaceAdd
     out.push_back(make_finding("NET-PLANE-ADDRESS", Status::kSkip, first_nic,
                                {{"nic", first_nic},
                                 {"plane", p.name},
-                                {"reason", "plane " + p.name + " declares no subnet and this node "
-                                           "no address for it"}}));
+                                {"reason", "plane " + p.name +
+                                               " declares no subnet and this node "
+                                               "no address for it"}}));
     return;
   }
   for (const auto& a : addrs) {
@@ -99,8 +101,7 @@ void check_address(const PlaneView& pv, const std::vector<netplane::InterfaceAdd
                                 {"subnet", subnet_of(p, a.address, a.prefix_len)}}));
     return;
   }
-  std::string expected =
-      pv.address_declared ? pv.address : "an address in " + subnet_list(p);
+  std::string expected = pv.address_declared ? pv.address : "an address in " + subnet_list(p);
   out.push_back(make_finding("NET-PLANE-ADDRESS", Status::kFail, first_nic,
                              {{"nic", first_nic},
                               {"plane", p.name},
@@ -148,9 +149,8 @@ void check_misbinding(const NetplaneView& view, const PlaneView& pv,
                            {"subnet", subnet_of(p, a.address, a.prefix_len)}};
     // A parameter-plane address on the management NIC has its own code, so
     // the most dangerous misbinding is never reported as a generic one.
-    const PlaneView* mgmt = pv.is(netplane::PlaneType::kParameter)
-                                ? management_plane_of(view, a.nic)
-                                : nullptr;
+    const PlaneView* mgmt =
+        pv.is(netplane::PlaneType::kParameter) ? management_plane_of(view, a.nic) : nullptr;
     exact_elsewhere = exact_elsewhere || m.exact;
     if (mgmt) {
       params["mgmt_plane"] = mgmt->plane->name;
@@ -177,17 +177,15 @@ void check_misbinding(const NetplaneView& view, const PlaneView& pv,
                                 {"plane", p.name},
                                 {"plane_nic", pv.nic_list()}}));
   if (!subnet_failed && !p.subnets.empty())
-    out.push_back(make_finding("NET-PLANE-SUBNET", Status::kPass, entity,
-                               {{"subnet", subnet_list(p)},
-                                {"plane", p.name},
-                                {"plane_nic", pv.nic_list()}}));
+    out.push_back(make_finding(
+        "NET-PLANE-SUBNET", Status::kPass, entity,
+        {{"subnet", subnet_list(p)}, {"plane", p.name}, {"plane_nic", pv.nic_list()}}));
   if (!pv.is(netplane::PlaneType::kParameter)) return;
   for (const auto* mgmt : view.of_type(netplane::PlaneType::kManagement)) {
     if (mgmt->nics.empty() || mgmt_failed.count(mgmt->plane->name)) continue;
-    out.push_back(make_finding("NET-PLANE-PARAM-ON-MGMT", Status::kPass, mgmt->nics.front(),
-                               {{"plane", p.name},
-                                {"mgmt_plane", mgmt->plane->name},
-                                {"mgmt_nic", mgmt->nic_list()}}));
+    out.push_back(make_finding(
+        "NET-PLANE-PARAM-ON-MGMT", Status::kPass, mgmt->nics.front(),
+        {{"plane", p.name}, {"mgmt_plane", mgmt->plane->name}, {"mgmt_nic", mgmt->nic_list()}}));
   }
 }
 

@@ -81,8 +81,8 @@ void check_policy(const NetplaneView& view, const PlaneRoutes& pr, std::vector<F
   p["target"] = t.dst;
   p["other_plane"] = owner_of(view, t.bound);
   p["route"] = t.bound.describe();
-  out.push_back(make_finding("NET-ROUTE-POLICY", failed ? Status::kFail : Status::kPass,
-                             pv.nics.front(), p));
+  out.push_back(
+      make_finding("NET-ROUTE-POLICY", failed ? Status::kFail : Status::kPass, pv.nics.front(), p));
 }
 
 }  // namespace

@@ -30,8 +30,8 @@ std::vector<reports::Finding> check_plane_routes(const NodeContext& ctx);
 struct PlaneRoutes {
   struct Target {
     std::string dst;
-    std::string subnet;  // set for the subnet probe
-    bool routed = false; // outside every subnet of the plane
+    std::string subnet;   // set for the subnet probe
+    bool routed = false;  // outside every subnet of the plane
     stack::netplane::RouteLookup unbound, bound;
     const stack::netplane::RouteLookup& judged(bool have_address) const {
       return have_address ? bound : unbound;

@@ -34,13 +34,12 @@ Effective effective(const std::map<std::string, netplane::Ipv4Conf>& conf, const
   return e;
 }
 
-std::string text(const std::optional<int>& v) { return v ? std::to_string(*v) : "unreadable"; }
+std::string text(const std::optional<int>& v) {
+  return v ? std::to_string(*v) : "unreadable";
+}
 
 reports::Params base(const std::string& nic, const Effective& e) {
-  return {{"nic", nic},
-          {"value", text(e.value())},
-          {"all", text(e.all)},
-          {"iface", text(e.iface)}};
+  return {{"nic", nic}, {"value", text(e.value())}, {"all", text(e.all)}, {"iface", text(e.iface)}};
 }
 
 void judge_rp_filter(const std::string& nic, const Effective& e, const PlaneRoutes* routes,
@@ -48,7 +47,8 @@ void judge_rp_filter(const std::string& nic, const Effective& e, const PlaneRout
   reports::Params p = base(nic, e);
   int v = *e.value();
   p["mode"] = v == 0 ? "off" : v == 2 ? "loose" : "strict";
-  out.push_back(make_finding("NET-SYSCTL-RP-FILTER", v == 1 ? Status::kWarn : Status::kPass, nic, p));
+  out.push_back(
+      make_finding("NET-SYSCTL-RP-FILTER", v == 1 ? Status::kWarn : Status::kPass, nic, p));
   if (v != 1 || !routes) return;
   const PlaneView& pv = *routes->plane;
   bool have_address = !pv.address.empty();

@@ -27,7 +27,9 @@ bool PlaneView::has_nic(const std::string& nic) const {
   return std::find(nics.begin(), nics.end(), nic) != nics.end();
 }
 
-std::string PlaneView::nic_list() const { return join_list(nics); }
+std::string PlaneView::nic_list() const {
+  return join_list(nics);
+}
 
 bool PlaneView::in_subnets(const std::string& address) const {
   auto ip = netplane::try_parse_ip(address);
@@ -72,7 +74,8 @@ NetplaneView build_netplane_view(const Profile& profile, const NodeSpec* node,
           if (a.nic == l.name && pv.in_subnets(a.address) && !pv.has_nic(l.name))
             pv.nics.push_back(l.name);
       if (pv.nics.empty())
-        pv.unresolved_reason = "plane " + plane.name + " names no NIC and no NIC here has an "
+        pv.unresolved_reason = "plane " + plane.name +
+                               " names no NIC and no NIC here has an "
                                "address in its subnet";
     }
     if (node) {

@@ -26,7 +26,7 @@ struct PlaneView {
   std::vector<std::string> peers;  // addresses to reach over the plane (never our own)
 
   bool has_nic(const std::string& nic) const;
-  std::string nic_list() const;  // "eth1" or "ens1f0, ens1f1", "none"
+  std::string nic_list() const;                       // "eth1" or "ens1f0, ens1f1", "none"
   bool in_subnets(const std::string& address) const;  // false when the plane has no subnet
   bool is(stack::netplane::PlaneType t) const { return plane->type == t; }
 };

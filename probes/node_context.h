@@ -24,7 +24,7 @@ struct NodeContext {
   std::shared_ptr<const Profile> profile;
   NodeSources sources;
   const NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
-  CommEnv env;  // the job's communication-library settings (comm_env.h)
+  CommEnv env;                     // the job's communication-library settings (comm_env.h)
 };
 
 // This node's entry: the one named `requested` (throws compat::InputError if

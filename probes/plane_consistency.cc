@@ -33,7 +33,8 @@ void judge(const char* code, const std::string& plane, const Column& c,
     by_value[value].push_back(node);
   }
   std::string majority = order.front();
-  if (preferred && by_value.count(std::to_string(*preferred))) majority = std::to_string(*preferred);
+  if (preferred && by_value.count(std::to_string(*preferred)))
+    majority = std::to_string(*preferred);
   for (const auto& v : order)
     if (by_value[v].size() > by_value[majority].size()) majority = v;
   std::string values, odd;
@@ -42,14 +43,14 @@ void judge(const char* code, const std::string& plane, const Column& c,
     if (v != majority)
       for (const auto& n : by_value[v]) odd += (odd.empty() ? "" : ", ") + n;
   }
-  Finding f = make_finding(code, order.size() == 1 ? Status::kPass : Status::kFail,
-                           "plane " + plane,
-                           {{"plane", plane},
-                            {"value", majority},
-                            {"count", std::to_string(c.values.size())},
-                            {"values", values},
-                            {"majority", majority},
-                            {"odd", odd.empty() ? "none" : odd}});
+  Finding f =
+      make_finding(code, order.size() == 1 ? Status::kPass : Status::kFail, "plane " + plane,
+                   {{"plane", plane},
+                    {"value", majority},
+                    {"count", std::to_string(c.values.size())},
+                    {"values", values},
+                    {"majority", majority},
+                    {"odd", odd.empty() ? "none" : odd}});
   for (const auto& [node, value] : c.values) f.evidence["node " + node] = value;
   out.push_back(f);
 }

@@ -44,8 +44,8 @@ bool port_serves_plane(const physical::RdmaPort& port, const PlaneView& plane,
                      [&](const physical::RdmaGid& g) { return serves(g.netdev); });
 }
 
-const physical::RdmaGid* find_plane_gid(const physical::RdmaPort& port,
-                                        const std::string& gid_type, const std::string& address) {
+const physical::RdmaGid* find_plane_gid(const physical::RdmaPort& port, const std::string& gid_type,
+                                        const std::string& address) {
   auto want = netplane::try_parse_ip(address);
   if (!want) return nullptr;
   netplane::IpAddress mapped = *want;
@@ -120,10 +120,9 @@ std::vector<Finding> check_rdma_binding(const NodeContext& ctx) {
       continue;
     }
     std::string entity = rd.device->name + "/" + std::to_string(rd.port->port);
-    out.push_back(make_finding("NET-RDMA-NETDEV",
-                               port_serves_plane(*rd.port, pv, r.links) ? Status::kPass
-                                                                        : Status::kFail,
-                               entity, p));
+    out.push_back(make_finding(
+        "NET-RDMA-NETDEV", port_serves_plane(*rd.port, pv, r.links) ? Status::kPass : Status::kFail,
+        entity, p));
     p["gid_type"] = want.gid_type;
     if (pv.address.empty()) {
       p["reason"] = "no address of plane " + plane + " is known on this node";

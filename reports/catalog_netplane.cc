@@ -55,9 +55,9 @@ constexpr CatalogEntry kEntries[] = {
      "subnet {subnet} of plane {plane} is reached via {nic} from {source} ({route})",
      "subnet {subnet} of plane {plane} is reached via {nic} from {source}, not via "
      "{expected_nic}; the route that won: {route}",
-     "Restore the connected route of {subnet} on {expected_nic} (it comes back with the address: "
-     "`ip addr add {expected_source}/<len> dev {expected_nic}`, or `ip route add {subnet} dev "
-     "{expected_nic} src {expected_source}`) and remove routes that cover {subnet} elsewhere."},
+     "Restore the connected route (`ip route add {subnet} dev {expected_nic} src "
+     "{expected_source}`; it also returns when the address is configured again on "
+     "{expected_nic}) and remove routes that cover {subnet} through other NICs."},
     {"NET-ROUTE-POLICY", Layer::kL6, "source rules keep each plane on its own gateway",
      "traffic from {address} (plane {plane}) to {target} follows {route}",
      "traffic from {address} (plane {plane}) to {target} leaves via {nic} ({route}), a route "
@@ -150,6 +150,8 @@ constexpr CatalogEntry kEntries[] = {
 };
 }  // namespace
 
-std::span<const CatalogEntry> netplane() { return kEntries; }
+std::span<const CatalogEntry> netplane() {
+  return kEntries;
+}
 
 }  // namespace hn::reports::catalog_parts

@@ -21,14 +21,14 @@ int run(const po::variables_map& vm) {
   if (!vm.count("profile"))
     throw compat::InputError("command line", 0, 0, "--profile",
                              "is required: it says which NICs form each plane");
-  std::vector<std::string> files =
-      vm.count("snapshots") ? vm["snapshots"].as<std::vector<std::string>>()
-                            : std::vector<std::string>{};
+  std::vector<std::string> files = vm.count("snapshots")
+                                       ? vm["snapshots"].as<std::vector<std::string>>()
+                                       : std::vector<std::string>{};
   if (files.size() < 2)
     throw compat::InputError("command line", 0, 0, "",
                              "needs at least two snapshot files (one per node)");
-  auto profile = std::make_shared<probes::Profile>(
-      probes::load_profile_file(vm["profile"].as<std::string>()));
+  auto profile =
+      std::make_shared<probes::Profile>(probes::load_profile_file(vm["profile"].as<std::string>()));
   std::vector<probes::NodeReadings> nodes;
   std::map<std::string, std::string> seen;  // node -> file
   for (const auto& file : files) {
@@ -37,9 +37,9 @@ int run(const po::variables_map& vm) {
     n.spec = probes::identify_node(*profile, s.hostname, "");
     n.name = n.spec ? n.spec->name : (s.hostname.empty() ? file : s.hostname);
     if (seen.count(n.name))
-      throw compat::InputError(file, 0, 0, "hostname",
-                               "describes node " + n.name + " like " + seen[n.name] +
-                                   "; give one snapshot per node");
+      throw compat::InputError(
+          file, 0, 0, "hostname",
+          "describes node " + n.name + " like " + seen[n.name] + "; give one snapshot per node");
     seen[n.name] = file;
     n.links = s.physical.links;
     n.addresses = s.netplane.addresses;
@@ -53,7 +53,8 @@ int run(const po::variables_map& vm) {
   std::string names;
   for (const auto& n : nodes) names += (names.empty() ? "" : ",") + n.name;
   report.hostname = names;
-  report.profile = profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")");
+  report.profile =
+      profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")");
   report.started_unix_ms = unix_ms_now();
   report.findings = probes::check_plane_consistency(*profile, nodes);
   report.finished_unix_ms = unix_ms_now();

@@ -52,8 +52,8 @@ Run node(const NetnsCluster& c, int host, const TempDir& dir,
          const std::vector<std::string>& extra = {}, const std::vector<std::string>& env = {}) {
   std::string profile = dir.path() + "/cluster.yaml";
   if (!std::ifstream(profile)) dir.write("cluster.yaml", c.profile_yaml());
-  std::vector<std::string> args = {"node", "--profile", profile, "--node", c.node_name(host),
-                                   "--json", "-", "--no-color"};
+  std::vector<std::string> args = {"node",   "--profile", profile,     "--node", c.node_name(host),
+                                   "--json", "-",         "--no-color"};
   args.insert(args.end(), extra.begin(), extra.end());
   auto r = c.hnprecheck(host, args, env);
   Run run;
@@ -152,8 +152,8 @@ TEST_CASE("netns: the wrong MTU on one host, on the node and across nodes", "[ne
     text.replace(at, text.find('\n', at + 1) - at, "\nhostname: " + c.node_name(host));
     snaps.push_back(dir.write("host" + std::to_string(host) + ".yaml", text));
   }
-  auto x = hn::test::run_process({HN_BINARY, "consistency", "--profile", dir.path() + "/cluster.yaml",
-                                  snaps[0], snaps[1], "--json", "-"});
+  auto x = hn::test::run_process({HN_BINARY, "consistency", "--profile",
+                                  dir.path() + "/cluster.yaml", snaps[0], snaps[1], "--json", "-"});
   CHECK(x.exit_code == 1);
   json report = json::parse(x.out);
   bool found = false;
