@@ -3,7 +3,6 @@
 // FIB entry won (its prefix and metric), on one raw netlink socket.
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
-#include <net/if.h>
 #include <netlink/route/route.h>
 
 #include <cstring>
@@ -15,11 +14,6 @@
 namespace hn::stack::netplane::detail {
 
 namespace {
-
-std::string ifname(std::uint32_t index) {
-  char buf[IF_NAMESIZE] = {};
-  return if_indextoname(index, buf) ? buf : "if" + std::to_string(index);
-}
 
 std::string ip_text(int family, const void* data) {
   char buf[INET6_ADDRSTRLEN] = {};
@@ -33,7 +27,7 @@ struct Parsed {
   bool multipath = false;
 };
 
-Parsed parse_route(const std::string& msg) {
+Parsed parse_route(const std::string& msg, const IfNames& ifname) {
   Parsed p;
   const auto* h = reinterpret_cast<const nlmsghdr*>(msg.data());
   const auto* rtm = static_cast<const rtmsg*>(NLMSG_DATA(h));
@@ -89,7 +83,7 @@ NetlinkReply ask(NetlinkSocket& sock, const IpAddress& dst, const IpAddress* src
   return sock.request(m, false);
 }
 
-RouteLookup lookup_one(NetlinkSocket& sock, const RouteQuery& q) {
+RouteLookup lookup_one(NetlinkSocket& sock, const IfNames& names, const RouteQuery& q) {
   RouteLookup out;
   auto dst = try_parse_ip(q.dst);
   if (!dst) {
@@ -110,7 +104,7 @@ RouteLookup lookup_one(NetlinkSocket& sock, const RouteQuery& q) {
     out.error = plain.error ? std::strerror(-plain.error) : "no answer";
     return out;
   }
-  Parsed p = parse_route(plain.messages.front());
+  Parsed p = parse_route(plain.messages.front(), names);
   out.oif = p.oif;
   out.src = p.src.empty() && src ? src->str() : p.src;
   out.gateway = p.gateway;
@@ -118,7 +112,7 @@ RouteLookup lookup_one(NetlinkSocket& sock, const RouteQuery& q) {
   out.table = p.table;
   NetlinkReply fib = ask(sock, *dst, src ? &*src : nullptr, true);
   if (!fib.error && !fib.messages.empty()) {
-    Parsed f = parse_route(fib.messages.front());
+    Parsed f = parse_route(fib.messages.front(), names);
     out.route_dst = f.dst_len == 0 ? "default" : f.dst + "/" + std::to_string(f.dst_len);
     out.route_metric = f.metric;
     out.table = f.table;
@@ -135,8 +129,9 @@ std::vector<RouteLookup> kernel_route_get(const std::vector<RouteQuery>& queries
   std::vector<RouteLookup> out;
   if (queries.empty()) return out;
   NetlinkSocket sock;
+  IfNames names;
   out.reserve(queries.size());
-  for (const auto& q : queries) out.push_back(lookup_one(sock, q));
+  for (const auto& q : queries) out.push_back(lookup_one(sock, names, q));
   return out;
 }
 

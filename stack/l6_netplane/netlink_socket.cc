@@ -1,5 +1,6 @@
 #include "stack/l6_netplane/netlink_socket.h"
 
+#include <net/if.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -17,6 +18,21 @@ std::string errno_text(const char* what) {
   return std::string("netlink: ") + what + ": " + std::strerror(errno);
 }
 }  // namespace
+
+IfNames::IfNames() {
+  if (struct if_nameindex* all = if_nameindex()) {
+    for (struct if_nameindex* i = all; i->if_index != 0; ++i)
+      names_.emplace_back(i->if_index, i->if_name);
+    if_freenameindex(all);
+  }
+}
+
+std::string IfNames::operator()(std::uint32_t index) const {
+  for (const auto& [i, name] : names_)
+    if (i == index) return name;
+  char buf[IF_NAMESIZE] = {};  // a NIC that appeared since: ask the kernel
+  return if_indextoname(index, buf) ? buf : "if" + std::to_string(index);
+}
 
 NetlinkMessage::NetlinkMessage(std::uint16_t type, std::uint16_t flags, const void* fixed,
                                std::size_t size) {

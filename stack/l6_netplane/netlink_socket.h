@@ -24,6 +24,17 @@ class NetlinkMessage {
   std::string buf_;
 };
 
+// ifindex -> name for this namespace, read once (if_nameindex(): one netlink
+// dump) instead of one socket and ioctl per lookup as if_indextoname() costs.
+class IfNames {
+ public:
+  IfNames();
+  std::string operator()(std::uint32_t index) const;
+
+ private:
+  std::vector<std::pair<std::uint32_t, std::string>> names_;
+};
+
 struct NetlinkReply {
   int error = 0;                      // negative errno from NLMSG_ERROR, 0 when none
   std::vector<std::string> messages;  // each a whole nlmsghdr + payload

@@ -6,8 +6,6 @@
 #include <netlink/route/link.h>
 #include <netlink/route/route.h>
 
-#include <net/if.h>
-
 #include <climits>
 #include <cstring>
 #include <map>
@@ -72,11 +70,6 @@ std::string raw_ip_text(int family, const void* data) {
   return buf;
 }
 
-std::string ifindex_name(std::uint32_t index) {
-  char buf[IF_NAMESIZE] = {};
-  return if_indextoname(index, buf) ? buf : "if" + std::to_string(index);
-}
-
 std::string scope_name(int scope) {
   char buf[32];
   return rtnl_scope2str(scope, buf, sizeof buf);
@@ -122,6 +115,7 @@ std::vector<Route> read_routes() {
   if (reply.error)
     throw physical::SourceError(std::string("netlink: route dump failed: ") +
                                 std::strerror(-reply.error));
+  IfNames ifname;
   std::vector<Route> out;
   for (const auto& msg : reply.messages) {
     const auto* h = reinterpret_cast<const nlmsghdr*>(msg.data());
@@ -149,7 +143,7 @@ std::vector<Route> read_routes() {
           dst = raw_ip_text(rtm->rtm_family, d);
           break;
         case RTA_OIF:
-          route.oif = ifindex_name(v);
+          route.oif = ifname(v);
           break;
         case RTA_PREFSRC:
           route.prefsrc = raw_ip_text(rtm->rtm_family, d);

@@ -35,6 +35,11 @@ class NetplaneSource {
 // Reads the running kernel of the caller's network namespace. proc_root is a
 // parameter so that the procfs parsing can be tested on fixture trees.
 std::unique_ptr<NetplaneSource> make_live_netplane_source(std::string proc_root = "/proc");
+// Reads addresses, routes, rules and ipv4_conf of `inner` at most once and
+// serves that reading (one coherent view per run); route_get() always asks
+// `inner`. Thread-safe.
+std::unique_ptr<NetplaneSource> make_cached_netplane_source(
+    std::shared_ptr<const NetplaneSource> inner);
 // Serves a capture; route_get() is emulate_route_get() over it.
 std::unique_ptr<NetplaneSource> make_snapshot_netplane_source(NetState state);
 
