@@ -189,8 +189,7 @@ void YamlMap::finish() const {
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     for (const auto& k : sorted) allowed += (allowed.empty() ? "" : ", ") + k;
-    throw_at(it->first, source_, field(key),
-             "unknown key '" + key + "' (allowed: " + allowed + ")");
+    throw_at(it->first, source_, field(key), "unknown key '" + key + "' (allowed: " + allowed + ")");
   }
 }
 

@@ -26,8 +26,8 @@ struct Flat {
 };
 
 bool is_volatile(const std::string& field) {
-  static const std::set<std::string> kVolatile = {"rx_bytes",   "tx_bytes",      "rx_packets",
-                                                  "tx_packets", "available_kib", "temp_c"};
+  static const std::set<std::string> kVolatile = {
+      "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "available_kib", "temp_c"};
   auto dot = field.rfind('.');
   return kVolatile.count(dot == std::string::npos ? field : field.substr(dot + 1)) > 0;
 }

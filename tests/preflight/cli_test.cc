@@ -20,8 +20,7 @@ hn::test::ProcessResult cli(std::vector<std::string> args) {
 TEST_CASE("cli: help lists every command and the exit codes") {
   auto r = cli({"--help"});
   CHECK(r.exit_code == 0);
-  for (const char* cmd : {"node", "snapshot", "diff", "consistency"})
-    CHECK_THAT(r.out, Catch::Contains(cmd));
+  for (const char* cmd : {"node", "snapshot", "diff", "consistency"}) CHECK_THAT(r.out, Catch::Contains(cmd));
   CHECK_THAT(r.out, Catch::Contains("3  the tool could not run a check"));
   auto n = cli({"node", "--help"});
   CHECK(n.exit_code == 0);
@@ -51,13 +50,11 @@ TEST_CASE("cli: a missing or malformed profile is exit 2 with file:line") {
   auto r = cli({"node", "--profile", dir.path() + "/nope.yaml"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("nope.yaml: cannot open"));
-  std::string bad =
-      dir.write("bad.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nic: [\n");
+  std::string bad = dir.write("bad.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nic: [\n");
   r = cli({"node", "--profile", bad});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(bad + ":"));
-  std::string typo =
-      dir.write("typo.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nick: eth0}\n");
+  std::string typo = dir.write("typo.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nick: eth0}\n");
   r = cli({"node", "--profile", typo});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(typo + ":3:") && Catch::Contains("unknown key 'nick'"));
@@ -77,8 +74,8 @@ TEST_CASE("cli: the embedded default profile passes on this machine and --json -
 
 TEST_CASE("cli: a profile naming a NIC that does not exist fails and names it") {
   TempDir dir;
-  std::string p =
-      dir.write("p.yaml", "version: 1\nplanes:\n  - {name: param0, type: parameter, nic: hnzz9}\n");
+  std::string p = dir.write("p.yaml",
+                            "version: 1\nplanes:\n  - {name: param0, type: parameter, nic: hnzz9}\n");
   std::string junit = dir.path() + "/r.xml", ctrf = dir.path() + "/r.ctrf.json";
   auto r = cli({"node", "--profile", p, "--junit", junit, "--ctrf", ctrf, "--no-color"});
   CHECK(r.exit_code == 1);

@@ -73,11 +73,10 @@ TEST_CASE("a child probe that hangs is killed at its deadline and reported as FA
 
 TEST_CASE("an in-process probe past its deadline is abandoned, not waited for") {
   auto t0 = std::chrono::steady_clock::now();
-  auto out = preflight::run_probes({make("slow", Isolation::kInProcess, 200ms,
-                                         [] {
-                                           std::this_thread::sleep_for(3s);
-                                           return one_pass("late");
-                                         })},
+  auto out = preflight::run_probes({make("slow", Isolation::kInProcess, 200ms, [] {
+                                      std::this_thread::sleep_for(3s);
+                                      return one_pass("late");
+                                    })},
                                    {});
   CHECK(seconds_since(t0) < 1.0);
   REQUIRE(out.size() == 1);
@@ -88,8 +87,8 @@ TEST_CASE("an in-process probe past its deadline is abandoned, not waited for") 
 TEST_CASE("the whole run ends within the total timeout") {
   std::vector<Probe> probes;
   for (int i = 0; i < 4; ++i)
-    probes.push_back(make("hang" + std::to_string(i),
-                          i % 2 ? Isolation::kChild : Isolation::kInProcess, 10s, [] {
+    probes.push_back(make("hang" + std::to_string(i), i % 2 ? Isolation::kChild : Isolation::kInProcess,
+                          10s, [] {
                             std::this_thread::sleep_for(20s);
                             return one_pass("x");
                           }));
