@@ -52,15 +52,17 @@ int run(const po::variables_map& vm) {
 Command node() {
   Command c;
   c.name = "node";
-  c.summary =
-      "fast node-local checks: plane NICs, addresses, routes, sysctls, comm-library NIC "
-      "selection, RDMA, accelerators, temperatures, memory";
+  c.summary = "fast node-local checks: plane binding, routes, comm-library NICs, RDMA, hardware";
   c.usage = "hnprecheck node [--profile FILE] [--snapshot FILE] [--json PATH] [options]";
   c.details =
       "Runs every node-local probe the profile asks for, each under a deadline, and prints a\n"
       "report grouped by layer. Made for Slurm Prolog/HealthCheckProgram and Kubernetes init\n"
       "containers: it finishes well under a second on a healthy node and never hangs.\n"
-      "With --snapshot, the same probes run on a node captured by `hnprecheck snapshot`.";
+      "With --snapshot, the same probes run on a node captured by `hnprecheck snapshot`\n"
+      "(route lookups are then emulated from the captured routes and rules).\n"
+      "The job's NCCL/HCCL/Gloo/Open MPI interface variables come from this process's\n"
+      "environment and, with --env FILE, from the job's env file, which wins (in a Prolog the\n"
+      "process environment is not the job's).";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     add_profile_options(d);
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),

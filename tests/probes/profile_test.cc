@@ -1,6 +1,7 @@
 #include "probes/profile.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "compat/input_error.h"
 
@@ -101,4 +102,27 @@ TEST_CASE("invalid profiles name file, line and field") {
     CHECK(e.line() == c.line);
     CHECK_THAT(std::string(e.what()), Catch::Contains(c.needle));
   }
+}
+
+TEST_CASE("the README's planes example parses, with every plane key") {
+  std::ifstream in(std::string(HN_SOURCE_DIR) + "/README.md");
+  std::string line, yaml;
+  bool section = false, block = false;
+  while (std::getline(in, line)) {
+    if (line == "### Planes") section = true;
+    else if (section && line == "```yaml") block = true;
+    else if (block && line == "```") break;
+    else if (block) yaml += line + "\n";
+  }
+  REQUIRE_FALSE(yaml.empty());
+  auto p = hn::probes::parse_profile(yaml, "README.md");
+  REQUIRE(p.planes.size() == 3);
+  const auto& param = p.planes[0];
+  CHECK(param.vlan == 100);
+  CHECK(param.vlan_parent == "ens1f0");
+  REQUIRE(param.rdma.has_value());
+  CHECK(param.rdma->gid_index == 3);
+  CHECK(p.find_node("gpu02")->nics.at("stor") == "ens3f1");
+  CHECK(p.planes[2].peers == std::vector<std::string>{"10.30.0.254"});
+  CHECK(p.comm.library == "nccl");
 }
