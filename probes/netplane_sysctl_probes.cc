@@ -96,8 +96,11 @@ std::vector<Finding> check_plane_sysctls(const NodeContext& ctx) {
       }
     Effective rp = effective(conf, nic, &netplane::Ipv4Conf::rp_filter);
     if (!rp.value()) {
+      std::string reason = ctx.sources.live
+                               ? "/proc/sys/net/ipv4/conf/" + nic + "/rp_filter is not readable"
+                               : "the snapshot holds no IPv4 settings for " + nic;
       out.push_back(make_finding("NET-SYSCTL-RP-FILTER", Status::kSkip, nic,
-                                 {{"nic", nic}, {"reason", "rp_filter is not readable"}}));
+                                 {{"nic", nic}, {"reason", reason}}));
     } else {
       judge_rp_filter(nic, rp, pr, out);
     }

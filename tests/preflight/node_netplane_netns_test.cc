@@ -2,6 +2,7 @@
 // namespaces, tests/support/netns_cluster.h): one correct cluster, then one
 // broken thing per scenario, each asserting the exact finding code and the
 // NIC it names.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -292,4 +293,62 @@ TEST_CASE("netns: HCCL_SOCKET_IFNAME=^eth excludes every real NIC", "[netns]") {
   CHECK(f["evidence"]["nic"] == "lo");  // all that is left is loopback
   CHECK(f["evidence"]["selected_planes"] == "loopback");
   CHECK(r.exit_code == 1);
+}
+
+TEST_CASE("netns: two planes with gateways need a source rule, checked with ip rule", "[netns]") {
+  require_netns();
+  NetnsCluster c;
+  const auto& h = c.host(0);
+  // The parameter plane gets its own gateway, but the main table's default
+  // route (metric 0, via the management NIC) still wins for its traffic.
+  h.ip("route add default via 10.10.0.254 dev eth1 metric 200");
+  TempDir dir;
+  Run r = node(c, 0, dir);
+  json policy = r.one("NET-ROUTE-POLICY", "eth1");
+  expect_fail(policy);
+  CHECK(policy["evidence"]["nic"] == "eth0");
+  CHECK(policy["evidence"]["other_plane"] == "plane mgmt");
+  CHECK(r.exit_code == 1);
+  // A plane table and a source rule: traffic from the plane address now
+  // leaves through the plane's gateway.
+  h.ip("route add default via 10.10.0.254 dev eth1 table 100");
+  h.ip("rule add from 10.10.0.1 lookup 100 pref 100");
+  r = node(c, 0, dir);
+  policy = r.one("NET-ROUTE-POLICY", "eth1");
+  CHECK(policy["status"] == "PASS");
+  CHECK_THAT(policy["message"].get<std::string>(),
+             Catch::Contains("default via 10.10.0.254 dev eth1 src 10.10.0.1 table 100"));
+  CHECK(r.problems().empty());
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("netns: a snapshot of a host replays to the same L6 findings as the live run",
+          "[netns]") {
+  require_netns();
+  NetnsCluster c;
+  const auto& h = c.host(0);
+  h.sysctl("net/ipv4/conf/all/rp_filter", "0");
+  h.sysctl("net/ipv4/conf/eth1/rp_filter", "1");
+  h.ip("route add 10.10.0.2/32 dev eth0");
+  h.ip("addr add 10.20.0.77/24 dev eth0");
+  h.ip("route add default via 10.10.0.254 dev eth1 table 100");
+  h.ip("rule add from 10.10.0.0/24 to 10.20.0.0/16 lookup 100 pref 100");
+  TempDir dir;
+  Run live = node(c, 0, dir);
+  auto snap = c.hnprecheck(0, {"snapshot", "--out", "-"});
+  REQUIRE(snap.exit_code == 0);
+  std::string file = dir.write("host0.yaml", snap.out);
+  Run replay = node(c, 0, dir, {"--snapshot", file});
+  auto l6 = [](const Run& r) {
+    std::vector<std::string> v;
+    for (const auto& f : r.report["findings"])
+      if (f["layer"] == "L6")
+        v.push_back(f["code"].get<std::string>() + " " + f["entity"].get<std::string>() + " " +
+                    f["status"].get<std::string>() + " " + f["message"].get<std::string>());
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  CHECK(l6(live) == l6(replay));
+  CHECK(l6(live).size() > 20);
+  CHECK(live.problems().size() >= 3);
 }

@@ -1,5 +1,7 @@
 #include "probes/rdma_binding_probes.h"
 
+#include "probes/physical_probes.h"
+
 #include "tests/probes/net_context.h"
 
 using namespace hn;
@@ -116,4 +118,13 @@ TEST_CASE("find_plane_gid matches IPv4-mapped and IPv6 GIDs of the wanted type")
   CHECK(probes::find_plane_gid(p, "RoCE v1", "10.10.0.1") == nullptr);
   CHECK(probes::find_plane_gid(p, "RoCE v2", "10.10.0.2") == nullptr);
   CHECK(probes::find_plane_gid(p, "RoCE v2", "garbage") == nullptr);
+}
+
+TEST_CASE("rdma: without a device name, L7's ACTIVE check judges the plane's device") {
+  auto f = node("{}", {{3, kMapped, kV2, "ens1f0"}});
+  f.inv.rdma.devices[0].ports[0].state = "DOWN";  // mlx5_1, first in the list, drives eth0
+  auto fs = probes::check_rdma(f.context());
+  const auto& port = one(fs, "HW-RDMA-PORT", "mlx5_0/1");
+  CHECK(port.status == Status::kPass);
+  CHECK(test::with_code(fs, "HW-RDMA-PORT").size() == 1);
 }
