@@ -49,8 +49,13 @@ reports::Params route_params(const PlaneView& pv, const netplane::RouteLookup& l
           {"expected_source", pv.address.empty() ? "any" : pv.address}};
 }
 
+bool same_ip(const std::string& a, const std::string& b) {
+  auto x = netplane::try_parse_ip(a), y = netplane::try_parse_ip(b);
+  return x && y && *x == *y;
+}
+
 bool egresses_plane(const PlaneView& pv, const netplane::RouteLookup& l) {
-  return l.ok() && pv.has_nic(l.oif) && (pv.address.empty() || l.src == pv.address);
+  return l.ok() && pv.has_nic(l.oif) && (pv.address.empty() || same_ip(l.src, pv.address));
 }
 
 // Planes whose NICs carry this lookup's egress NIC, for "shares with".
@@ -122,9 +127,17 @@ std::vector<PlaneRoutes> lookup_plane_routes(const NodeContext& ctx, const NetRe
         add(probe, s.str());
     if (!pv.address.empty() && has_own_gateway(pv, r.routes))
       if (std::string off = off_plane_target(r.view, pv); !off.empty()) add(off, "");
+    // Bound lookups need the address to be ours (the kernel refuses an IPv4
+    // source it does not have) and of the target's family; otherwise the
+    // unbound lookup is judged, against the plane address as expected source.
+    auto own = netplane::try_parse_ip(pv.address);
+    bool local = own && std::any_of(r.addresses.begin(), r.addresses.end(),
+                                    [&](const auto& a) { return same_ip(a.address, pv.address); });
     for (const auto& t : pr.targets) {
+      auto dst = netplane::try_parse_ip(t.dst);
+      bool bind = local && dst && dst->family == own->family;
       queries.push_back({t.dst, ""});
-      queries.push_back({t.dst, pv.address});
+      queries.push_back({t.dst, bind ? pv.address : ""});
     }
     planes.push_back(std::move(pr));
   }
@@ -134,7 +147,6 @@ std::vector<PlaneRoutes> lookup_plane_routes(const NodeContext& ctx, const NetRe
     for (auto& t : pr.targets) {
       t.unbound = answers.at(i++);
       t.bound = answers.at(i++);
-      if (pr.plane->address.empty()) t.bound = t.unbound;
     }
   return planes;
 }
@@ -145,9 +157,8 @@ std::vector<Finding> check_plane_routes(const NodeContext& ctx) {
   std::vector<PlaneRoutes> planes = lookup_plane_routes(ctx, r);
   for (const auto& pr : planes) {
     const PlaneView& pv = *pr.plane;
-    bool have_address = !pv.address.empty();
     for (const auto& t : pr.targets) {
-      const netplane::RouteLookup& l = t.judged(have_address);
+      const netplane::RouteLookup& l = t.bound;
       Status s = egresses_plane(pv, l) ? Status::kPass : Status::kFail;
       reports::Params p = route_params(pv, l);
       if (t.subnet.empty()) {

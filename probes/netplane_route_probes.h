@@ -32,10 +32,10 @@ struct PlaneRoutes {
     std::string dst;
     std::string subnet;   // set for the subnet probe
     bool routed = false;  // outside every subnet of the plane
-    stack::netplane::RouteLookup unbound, bound;
-    const stack::netplane::RouteLookup& judged(bool have_address) const {
-      return have_address ? bound : unbound;
-    }
+    stack::netplane::RouteLookup unbound;
+    // As a socket bound to the plane address; the unbound lookup again when
+    // the address is unknown, not this node's, or of another family.
+    stack::netplane::RouteLookup bound;
   };
   const PlaneView* plane = nullptr;
   std::vector<Target> targets;

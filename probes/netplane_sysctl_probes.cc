@@ -51,11 +51,10 @@ void judge_rp_filter(const std::string& nic, const Effective& e, const PlaneRout
       make_finding("NET-SYSCTL-RP-FILTER", v == 1 ? Status::kWarn : Status::kPass, nic, p));
   if (v != 1 || !routes) return;
   const PlaneView& pv = *routes->plane;
-  bool have_address = !pv.address.empty();
   for (const auto& t : routes->targets) {
     // Strict RPF validates a reply's source with the route back to it, as
     // seen from the address the reply was sent to.
-    const netplane::RouteLookup& back = t.judged(have_address);
+    const netplane::RouteLookup& back = t.bound;
     if (back.ok() && pv.has_nic(back.oif)) continue;
     out.push_back(make_finding("NET-SYSCTL-RP-ASYMMETRIC", Status::kFail, nic,
                                {{"nic", nic},

@@ -190,6 +190,21 @@ RouteLookup emulate_route_get(const NetState& state, const RouteQuery& query) {
       return out;
     }
   }
+  if (src) {
+    bool local = std::any_of(state.addresses.begin(), state.addresses.end(), [&](const auto& a) {
+      auto ip = try_parse_ip(a.address);
+      return ip && *ip == *src;
+    });
+    // IPv4 refuses to route from an address the node does not have
+    // (ENETUNREACH, as a socket cannot bind to it); IPv6 routes and picks
+    // its own source.
+    if (!local && src->family == 4) {
+      out.error = kNetUnreach;
+      out.note = query.src + " is not an address of this node";
+      return out;
+    }
+    if (!local) src.reset();
+  }
   std::vector<Rule> rules;
   for (const auto& r : state.rules)
     if (r.family == dst->family) rules.push_back(r);
@@ -221,6 +236,11 @@ RouteLookup emulate_route_get(const NetState& state, const RouteQuery& query) {
     if (r.suppress_prefixlen >= 0 && len <= r.suppress_prefixlen) continue;
     out = from_route(state, *best, *dst, src);
     if (out.note.empty()) out.note = note;
+    // A loopback source may only leave through lo (EINVAL otherwise).
+    if (out.ok() && src && src->family == 4 && src->bytes[0] == 127 && out.oif != "lo") {
+      out = RouteLookup{};
+      out.error = kInvalid;
+    }
     return out;
   }
   out.error = kNetUnreach;

@@ -92,6 +92,9 @@ TEST_CASE("live route lookups agree with ip route get and with the emulation", "
       {"2001:db8::1", ""},
       {"10.30.0.77", ""},
       {"10.30.0.77", "10.30.0.5"},
+      {"10.10.0.2", "10.10.0.77"},  // not an address of ours
+      {"fd10::2", "fd10::9"},
+      {"10.10.0.2", "127.0.0.1"},
   };
   std::vector<RouteLookup> live;
   NetState state;

@@ -157,6 +157,10 @@ TEST_CASE("emulation: refusals name the kernel's error") {
   s.rules = {rule(0, 255), rule(5, 0, "10.10.0.0/24", "prohibit"), rule(32766, 254)};
   CHECK(get(s, "10.10.0.2", "10.10.0.1").error == "Permission denied");
   CHECK_FALSE(get(s, "not-an-ip").ok());
+  // A source the node does not have: IPv4 refuses, as the kernel does.
+  CHECK(get(s, "10.10.0.2", "10.10.0.200").error == "Network is unreachable");
+  s = node();
+  CHECK(get(s, "10.10.0.2", "127.0.0.1").error == "Invalid argument");  // loopback source
 }
 
 TEST_CASE("emulation: IPv6 uses IPv6 routes and rules only") {
