@@ -24,11 +24,12 @@ bool inside_any_plane(const NetplaneView& view, const std::string& address) {
                      [&](const PlaneView& p) { return p.in_subnets(address); });
 }
 
-// Whether the plane has a gateway route of its own (any table but local),
-// i.e. it expects to reach other networks through its own NIC.
+// Whether the plane has a default route of its own (in any table), i.e. it
+// expects to reach other networks through its own gateway. A route to one
+// specific network through the plane needs no source rule: its prefix wins.
 bool has_own_gateway(const PlaneView& pv, const std::vector<netplane::Route>& routes) {
   return std::any_of(routes.begin(), routes.end(), [&](const netplane::Route& r) {
-    return r.table != 255 && !r.gateway.empty() && pv.has_nic(r.oif);
+    return r.table != 255 && r.dst == "default" && pv.has_nic(r.oif);
   });
 }
 
@@ -88,6 +89,17 @@ void check_policy(const NetplaneView& view, const PlaneRoutes& pr, std::vector<F
   p["route"] = t.bound.describe();
   out.push_back(
       make_finding("NET-ROUTE-POLICY", failed ? Status::kFail : Status::kPass, pv.nics.front(), p));
+}
+
+// At most this many failing peers per plane get a finding of their own.
+constexpr size_t kMaxPeerFailures = 16;
+
+// "10.10.0.2", or "31 peers (10.10.0.2, 10.10.0.3, 10.10.0.4, ...)".
+std::string peer_summary(const std::vector<std::string>& peers) {
+  if (peers.size() == 1) return peers.front();
+  std::string s = std::to_string(peers.size()) + " peers (";
+  for (size_t i = 0; i < peers.size() && i < 3; ++i) s += (i ? ", " : "") + peers[i];
+  return s + (peers.size() > 3 ? ", ...)" : ")");
 }
 
 }  // namespace
@@ -157,24 +169,58 @@ std::vector<Finding> check_plane_routes(const NodeContext& ctx) {
   std::vector<PlaneRoutes> planes = lookup_plane_routes(ctx, r);
   for (const auto& pr : planes) {
     const PlaneView& pv = *pr.plane;
+    // Passing peers are summarised per winning route (a large cluster has
+    // thousands); each failing peer is its own finding, up to a cap.
+    std::vector<std::pair<const netplane::RouteLookup*, std::vector<std::string>>> passed;
+    std::vector<const PlaneRoutes::Target*> failed;
     for (const auto& t : pr.targets) {
       const netplane::RouteLookup& l = t.bound;
-      Status s = egresses_plane(pv, l) ? Status::kPass : Status::kFail;
-      reports::Params p = route_params(pv, l);
-      if (t.subnet.empty()) {
-        // Off-plane probes exist only for the policy check.
-        if (t.routed && std::find(pv.peers.begin(), pv.peers.end(), t.dst) == pv.peers.end())
-          continue;
-        p["peer"] = t.dst;
-        Finding f = make_finding("NET-ROUTE-PEER", s, t.dst, p);
-        f.evidence["unbound_route"] = t.unbound.describe();
-        out.push_back(f);
-      } else {
+      bool ok = egresses_plane(pv, l);
+      if (!t.subnet.empty()) {
+        reports::Params p = route_params(pv, l);
         p["subnet"] = t.subnet;
-        Finding f = make_finding("NET-ROUTE-SUBNET", s, t.subnet, p);
+        Finding f =
+            make_finding("NET-ROUTE-SUBNET", ok ? Status::kPass : Status::kFail, t.subnet, p);
         f.evidence["probe_address"] = t.dst;
         out.push_back(f);
+        continue;
       }
+      // Off-plane probe addresses exist only for the policy check.
+      if (std::find(pv.peers.begin(), pv.peers.end(), t.dst) == pv.peers.end()) continue;
+      if (!ok) {
+        failed.push_back(&t);
+        continue;
+      }
+      auto group = std::find_if(passed.begin(), passed.end(), [&](const auto& g) {
+        return g.first->oif == l.oif && g.first->src == l.src && g.first->table == l.table &&
+               g.first->route_dst == l.route_dst && g.first->gateway == l.gateway;
+      });
+      if (group == passed.end())
+        passed.push_back({&l, {t.dst}});
+      else
+        group->second.push_back(t.dst);
+    }
+    for (size_t i = 0; i < failed.size() && i < kMaxPeerFailures; ++i) {
+      const auto& t = *failed[i];
+      reports::Params p = route_params(pv, t.bound);
+      p["peer"] = t.dst;
+      Finding f = make_finding("NET-ROUTE-PEER", Status::kFail, t.dst, p);
+      f.evidence["unbound_route"] = t.unbound.describe();
+      out.push_back(f);
+    }
+    if (failed.size() > kMaxPeerFailures) {
+      const auto& t = *failed[kMaxPeerFailures];
+      reports::Params p = route_params(pv, t.bound);
+      p["peer"] =
+          std::to_string(failed.size() - kMaxPeerFailures) + " more peers (" + t.dst + ", ...)";
+      out.push_back(make_finding("NET-ROUTE-PEER", Status::kFail, "plane " + pv.plane->name, p));
+    }
+    for (const auto& [lookup, peers] : passed) {
+      reports::Params p = route_params(pv, *lookup);
+      p["peer"] = peer_summary(peers);
+      Finding f = make_finding("NET-ROUTE-PEER", Status::kPass, "plane " + pv.plane->name, p);
+      f.evidence["peers"] = std::to_string(peers.size());
+      out.push_back(f);
     }
     check_policy(r.view, pr, out);
   }

@@ -4,7 +4,10 @@
 //   NET-ROUTE-PEER    traffic to each peer leaves via the plane NIC from the
 //                     plane address (looked up as a socket bound to that
 //                     address, which is how NCCL, HCCL and Gloo send; without
-//                     a known address, as an unbound socket);
+//                     a known address, as an unbound socket). One FAIL per
+//                     failing peer (entity: the peer; at most 16, then one
+//                     for the rest), one PASS per plane and winning route
+//                     (entity: "plane <name>");
 //   NET-ROUTE-SUBNET  the same for the plane subnet (a probe address in it);
 //   NET-ROUTE-POLICY  where unbound traffic of the plane would leave through
 //                     another plane's route (routed peers, or a plane with its

@@ -80,4 +80,22 @@ inline const reports::Finding& one(const std::vector<reports::Finding>& fs, cons
   return *hit;
 }
 
+// The one finding with this code whose evidence[key] is value.
+inline const reports::Finding& one_where(const std::vector<reports::Finding>& fs,
+                                         const std::string& code, const std::string& key,
+                                         const std::string& value) {
+  const reports::Finding* hit = nullptr;
+  int n = 0;
+  for (const auto& f : fs) {
+    auto it = f.evidence.find(key);
+    if (f.code == code && it != f.evidence.end() && it->second == value) {
+      hit = &f;
+      ++n;
+    }
+  }
+  INFO(code << " with " << key << "=" << value);
+  REQUIRE(n == 1);
+  return *hit;
+}
+
 }  // namespace hn::test

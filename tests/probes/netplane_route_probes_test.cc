@@ -58,7 +58,9 @@ TEST_CASE("routes: subnet_probe_address picks the highest host address") {
 
 TEST_CASE("routes: a routed peer sharing mgmt's default route without a source rule") {
   auto fs = probes::check_plane_routes(node().context());
-  CHECK(one(fs, "NET-ROUTE-PEER", "10.10.0.2").status == Status::kPass);
+  const auto& near = one(fs, "NET-ROUTE-PEER", "plane param");  // passing peers, summarised
+  CHECK(near.status == Status::kPass);
+  CHECK(near.evidence.at("peer") == "10.10.0.2");
   CHECK(one(fs, "NET-ROUTE-SUBNET", "10.10.0.0/24").status == Status::kPass);
   const auto& peer = one(fs, "NET-ROUTE-PEER", "10.11.0.5");
   CHECK(peer.status == Status::kFail);
@@ -77,10 +79,11 @@ TEST_CASE("routes: a source rule and a plane table put the routed peer back on t
   f.net.routes.push_back({100, "default", "10.10.0.254", "eth1", "", 0, 4, "unicast", "static"});
   f.net.rules = {rule(0, 255), rule(100, 100, "10.10.0.1/32"), rule(32766, 254)};
   auto fs = probes::check_plane_routes(f.context());
-  const auto& peer = one(fs, "NET-ROUTE-PEER", "10.11.0.5");
+  // Both peers now follow table 100 (the rule matches everything from the
+  // plane address), so they share one summary.
+  const auto& peer = one(fs, "NET-ROUTE-PEER", "plane param");
   CHECK(peer.status == Status::kPass);
-  CHECK(peer.evidence.at("unbound_route") ==
-        "default via 10.30.0.254 dev eth0 src 10.30.0.1 table main");
+  CHECK(peer.evidence.at("peer") == "2 peers (10.10.0.2, 10.11.0.5)");
   const auto& policy = one(fs, "NET-ROUTE-POLICY", "eth1");
   CHECK(policy.status == Status::kPass);
   CHECK(policy.message ==
@@ -107,6 +110,14 @@ TEST_CASE("routes: a plane with its own gateway needs a source rule even without
   f.net.routes.push_back({100, "default", "10.10.0.254", "eth1", "", 0, 4, "unicast", "static"});
   CHECK(one(probes::check_plane_routes(f.context()), "NET-ROUTE-POLICY", "eth1").status ==
         Status::kPass);
+  // A route to one network through the plane's gateway needs no rule.
+  f = node();
+  f.profile_yaml =
+      "version: 1\nnodes: [{name: node0, addresses: {param: 10.10.0.1}}]\n"
+      "planes:\n  - {name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1}\n";
+  f.net.routes.push_back(
+      {254, "10.40.0.0/16", "10.10.0.254", "eth1", "", 0, 4, "unicast", "static"});
+  CHECK(test::with_code(probes::check_plane_routes(f.context()), "NET-ROUTE-POLICY").empty());
 }
 
 TEST_CASE("routes: no route at all, and a plane without a known address") {
@@ -124,8 +135,38 @@ TEST_CASE("routes: no route at all, and a plane without a known address") {
       "version: 1\nplanes:\n  - {name: p, type: parameter, nic: eth1, peers: [10.10.0.2]}\n";
   f.net.addresses.pop_back();  // eth1 has no address: judged as an unbound socket
   fs = probes::check_plane_routes(f.context());
-  const auto& p = one(fs, "NET-ROUTE-PEER", "10.10.0.2");
+  const auto& p = one(fs, "NET-ROUTE-PEER", "plane p");
   CHECK(p.status == Status::kPass);
   CHECK(p.evidence.at("expected_source") == "any");
   CHECK(test::with_code(fs, "NET-ROUTE-POLICY").empty());
+}
+
+TEST_CASE("routes: passing peers are summarised per route; failing ones listed up to a cap") {
+  auto f = node();
+  std::string peers;
+  for (int i = 2; i < 42; ++i)
+    peers += (i > 2 ? ", " : "") + std::string("10.10.0.") + std::to_string(i);
+  f.profile_yaml =
+      "version: 1\nnodes: [{name: node0, addresses: {param: 10.10.0.1}}]\nplanes:\n"
+      "  - {name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1, peers: [" +
+      peers + "]}\n";
+  auto fs = probes::check_plane_routes(f.context());
+  const auto& all = one(fs, "NET-ROUTE-PEER", "plane param");
+  CHECK(all.status == Status::kPass);
+  CHECK(all.message ==
+        "traffic of plane param to 40 peers (10.10.0.2, 10.10.0.3, 10.10.0.4, ...) "
+        "leaves via eth1 from 10.10.0.1 (10.10.0.0/24 dev eth1 src 10.10.0.1 table "
+        "main)");
+  CHECK(all.evidence.at("peers") == "40");
+
+  f.net.routes.push_back({254, "10.10.0.0/26", "", "eth0", "", 0, 4, "unicast", "static"});
+  fs = probes::check_plane_routes(f.context());
+  auto peer_findings = test::with_code(fs, "NET-ROUTE-PEER");
+  int failing = 0;
+  for (const auto& x : peer_findings) failing += x.status == Status::kFail;
+  CHECK(failing == 17);  // all 40 peers fall in the /26: 16 listed, then one for the other 24
+  CHECK(one(fs, "NET-ROUTE-PEER", "10.10.0.2").evidence.at("nic") == "eth0");
+  const auto& rest = one(fs, "NET-ROUTE-PEER", "plane param");
+  CHECK(rest.status == Status::kFail);
+  CHECK(rest.evidence.at("peer") == "24 more peers (10.10.0.18, ...)");
 }
