@@ -21,6 +21,7 @@ bin=${BIN:-build/bin/hnprecheck}
 [ -x "$bin" ] || { echo "build first: scripts/build.sh" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for network namespaces" >&2; exit 2; }
 (( planes <= nics )) || { echo "PLANES must not exceed NICS" >&2; exit 2; }
+(( nodes <= 253 )) || { echo "NODES must be at most 253 (one /24 per plane)" >&2; exit 2; }
 
 ns=hnbench$$
 peer=hnbench$$-peer
@@ -73,7 +74,8 @@ profile() {
 measure() {  # label profile
   local label=$1 prof=$2 wall=() inner=() cpu=()
   local env=(NCCL_SOCKET_IFNAME==n1 HCCL_SOCKET_IFNAME=n1)
-  env "${env[@]}" ip netns exec "$ns" "$bin" node --profile "$prof" --node node0 --json "$work/r.json" >/dev/null 2>&1 || true
+  env "${env[@]}" ip netns exec "$ns" "$bin" node --profile "$prof" --node node0 --json "$work/r.json" >/dev/null 2>"$work/err" || true
+  [ -s "$work/r.json" ] || { echo "hnprecheck wrote no report:" >&2; cat "$work/err" >&2; exit 1; }
   local checks
   checks=$(grep -c '"code"' "$work/r.json")
   for _ in $(seq "$runs"); do

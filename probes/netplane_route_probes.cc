@@ -145,21 +145,41 @@ std::vector<PlaneRoutes> lookup_plane_routes(const NodeContext& ctx, const NetRe
     auto own = netplane::try_parse_ip(pv.address);
     bool local = own && std::any_of(r.addresses.begin(), r.addresses.end(),
                                     [&](const auto& a) { return same_ip(a.address, pv.address); });
-    for (const auto& t : pr.targets) {
+    for (auto& t : pr.targets) {
       auto dst = netplane::try_parse_ip(t.dst);
-      bool bind = local && dst && dst->family == own->family;
-      queries.push_back({t.dst, ""});
-      queries.push_back({t.dst, bind ? pv.address : ""});
+      t.bindable = local && dst && dst->family == own->family;
     }
     planes.push_back(std::move(pr));
   }
-  std::vector<netplane::RouteLookup> answers = ctx.sources.netplane->route_get(queries);
-  size_t i = 0;
+  // Ask only what is judged: the bound lookup of every target, and the
+  // unbound one where the policy check compares both (routed targets) or
+  // where nothing can be bound. Then, for the few targets that fail, the
+  // unbound lookup too, as evidence.
+  auto ask = [&](bool unbound_pass) {
+    std::vector<netplane::RouteQuery> queries;
+    std::vector<netplane::RouteLookup*> into;
+    for (auto& pr : planes)
+      for (auto& t : pr.targets) {
+        bool need_unbound = unbound_pass
+                                ? t.bindable && !t.routed && !egresses_plane(*pr.plane, t.bound)
+                                : !t.bindable || t.routed;
+        if (!unbound_pass && t.bindable) {
+          queries.push_back({t.dst, pr.plane->address});
+          into.push_back(&t.bound);
+        }
+        if (need_unbound) {
+          queries.push_back({t.dst, ""});
+          into.push_back(&t.unbound);
+        }
+      }
+    std::vector<netplane::RouteLookup> answers = ctx.sources.netplane->route_get(queries);
+    for (size_t i = 0; i < into.size(); ++i) *into[i] = answers.at(i);
+  };
+  ask(false);
   for (auto& pr : planes)
-    for (auto& t : pr.targets) {
-      t.unbound = answers.at(i++);
-      t.bound = answers.at(i++);
-    }
+    for (auto& t : pr.targets)
+      if (!t.bindable) t.bound = t.unbound;
+  ask(true);
   return planes;
 }
 

@@ -27,14 +27,19 @@ namespace hn::probes {
 
 std::vector<reports::Finding> check_plane_routes(const NodeContext& ctx);
 
-// The lookups a plane's checks need, answered once: for each target, as an
-// unbound socket and (when the plane address is known) bound to it. Shared
-// with the rp_filter check, which judges the same reply paths.
+// The lookups a plane's checks need, asked in one batch: for each target
+// (peers, a subnet probe address, an off-plane address for the policy check)
+// as a socket bound to the plane address, and as an unbound one where that is
+// compared or needed. Shared with the rp_filter check, which judges the same
+// reply paths.
 struct PlaneRoutes {
   struct Target {
     std::string dst;
-    std::string subnet;   // set for the subnet probe
-    bool routed = false;  // outside every subnet of the plane
+    std::string subnet;     // set for the subnet probe
+    bool routed = false;    // outside every subnet of the plane
+    bool bindable = false;  // the plane address is this node's and of the target's family
+    // As an unbound socket: asked for routed targets (the policy check),
+    // failing ones (evidence) and when nothing can be bound; else empty.
     stack::netplane::RouteLookup unbound;
     // As a socket bound to the plane address; the unbound lookup again when
     // the address is unknown, not this node's, or of another family.

@@ -85,7 +85,12 @@ std::vector<Finding> check_plane_sysctls(const NodeContext& ctx) {
     }
   if (homed.size() < 2) return out;
   const auto conf = ctx.sources.netplane->ipv4_conf();
-  std::vector<PlaneRoutes> routes = lookup_plane_routes(ctx, r);
+  // Reply paths matter only where rp_filter is strict: look routes up then.
+  bool strict = std::any_of(homed.begin(), homed.end(), [&](const std::string& nic) {
+    return effective(conf, nic, &netplane::Ipv4Conf::rp_filter).value() == 1;
+  });
+  std::vector<PlaneRoutes> routes;
+  if (strict) routes = lookup_plane_routes(ctx, r);
   for (const auto& nic : homed) {
     const PlaneRoutes* pr = nullptr;
     for (const auto& x : routes)

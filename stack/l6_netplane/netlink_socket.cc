@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <stdexcept>
 
 #include "stack/l7_physical/source.h"
 
@@ -61,6 +62,8 @@ NetlinkSocket::NetlinkSocket(int timeout_ms) : buf_(64 * 1024) {
   timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
   setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  int rcvbuf = 1 << 20;  // room for a whole batch of answers
+  setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   sockaddr_nl local{};
   local.nl_family = AF_NETLINK;
   if (bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
@@ -68,6 +71,48 @@ NetlinkSocket::NetlinkSocket(int timeout_ms) : buf_(64 * 1024) {
     throw physical::SourceError(errno_text("cannot bind a NETLINK_ROUTE socket"));
   }
   seq_ = static_cast<std::uint32_t>(std::time(nullptr));
+}
+
+std::vector<NetlinkReply> NetlinkSocket::request_batch(std::vector<NetlinkMessage>& messages) {
+  if (messages.size() > kMaxBatch)
+    throw std::logic_error("netlink: a batch holds at most " + std::to_string(kMaxBatch));
+  std::vector<NetlinkReply> replies(messages.size());
+  if (messages.empty()) return replies;
+  std::string datagram;
+  const std::uint32_t first = seq_ + 1;
+  for (auto& m : messages) {
+    m.header()->nlmsg_seq = ++seq_;
+    datagram += m.bytes();
+  }
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (sendto(fd_, datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
+             sizeof kernel) < 0)
+    throw physical::SourceError(errno_text("send failed"));
+  std::vector<bool> answered(messages.size(), false);
+  std::size_t pending = messages.size();
+  while (pending > 0) {
+    ssize_t n = recv(fd_, buf_.data(), buf_.size(), 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        throw physical::SourceError("netlink: the kernel did not answer within the deadline");
+      throw physical::SourceError(errno_text("receive failed"));
+    }
+    int len = static_cast<int>(n);
+    for (auto* m = reinterpret_cast<nlmsghdr*>(buf_.data()); NLMSG_OK(m, len);
+         m = NLMSG_NEXT(m, len)) {
+      std::uint32_t i = m->nlmsg_seq - first;
+      if (m->nlmsg_seq < first || i >= messages.size() || answered[i]) continue;  // stale
+      answered[i] = true;
+      --pending;
+      if (m->nlmsg_type == NLMSG_ERROR)
+        replies[i].error = static_cast<nlmsgerr*>(NLMSG_DATA(m))->error;
+      else
+        replies[i].messages.emplace_back(reinterpret_cast<const char*>(m), m->nlmsg_len);
+    }
+  }
+  return replies;
 }
 
 NetlinkSocket::~NetlinkSocket() {

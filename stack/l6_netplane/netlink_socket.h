@@ -52,6 +52,11 @@ class NetlinkSocket {
   // answer: every message until NLMSG_DONE for a dump, else the one reply or
   // error. Throws physical::SourceError on a socket error or a timeout.
   NetlinkReply request(NetlinkMessage& message, bool dump);
+  // Sends several single-answer requests in one datagram and returns one
+  // reply per message, in order (the kernel answers them in sequence). At
+  // most kMaxBatch messages, so the answers fit the receive buffer.
+  std::vector<NetlinkReply> request_batch(std::vector<NetlinkMessage>& messages);
+  static constexpr std::size_t kMaxBatch = 64;
 
  private:
   int fd_ = -1;
