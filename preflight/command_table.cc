@@ -12,8 +12,6 @@ const std::vector<Command>& command_table() {
   return table;
 }
 
-const char* tool_version() {
-  return HN_VERSION;
-}
+const char* tool_version() { return HN_VERSION; }
 
 }  // namespace hn::preflight

@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "compat/env_file.h"
-
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
@@ -38,8 +37,7 @@ int run(const po::variables_map& vm) {
   report.tool_version = tool_version();
   report.command = "node";
   report.hostname = ctx->sources.hostname;
-  report.profile =
-      profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")");
+  report.profile = profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")");
   report.started_unix_ms = unix_ms_now();
   report.findings = run_probes(probes::node_probes(ctx), RunOptions{timeout});
   report.finished_unix_ms = unix_ms_now();
