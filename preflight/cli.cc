@@ -22,9 +22,11 @@ void print_main_help(std::ostream& os) {
      << ": pre-flight checks and certification for AI training clusters\n\n"
         "Usage: hnprecheck <command> [options]\n"
         "       hnprecheck <command> --help\n\nCommands:\n";
+  size_t width = 0;
+  for (const auto& c : command_table()) width = std::max(width, c.name.size() + 2);
   for (const auto& c : command_table()) {
     std::string name = c.name;
-    name.resize(std::max<size_t>(name.size(), 11), ' ');
+    name.resize(width, ' ');
     os << "  " << name << c.summary << "\n";
   }
   os << "\n" << kExitCodes;

@@ -9,6 +9,7 @@ const std::vector<Command>& command_table() {
       commands::diff(),
       commands::ops(),
       commands::translate(),
+      commands::consistency(),
   };
   return table;
 }

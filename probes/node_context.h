@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "probes/comm_env.h"
 #include "probes/profile.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
@@ -23,6 +24,7 @@ struct NodeContext {
   std::shared_ptr<const Profile> profile;
   NodeSources sources;
   const NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
+  CommEnv env;                     // the job's communication-library settings (comm_env.h)
 };
 
 // This node's entry: the one named `requested` (throws compat::InputError if

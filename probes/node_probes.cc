@@ -1,6 +1,11 @@
 #include "probes/node_probes.h"
 
+#include "probes/comm_env_probes.h"
+#include "probes/netplane_binding_probes.h"
+#include "probes/netplane_route_probes.h"
+#include "probes/netplane_sysctl_probes.h"
 #include "probes/physical_probes.h"
+#include "probes/rdma_binding_probes.h"
 
 namespace hn::probes {
 
@@ -27,6 +32,12 @@ std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
   out.push_back(in_process("physical.accelerators", Layer::kL7, check_accelerators, ctx));
   out.push_back(in_process("physical.thermal", Layer::kL7, check_thermal, ctx));
   out.push_back(in_process("physical.memory", Layer::kL7, check_memory_cpu, ctx));
+  // L6: netlink dumps and route lookups, procfs; each answers in milliseconds.
+  out.push_back(in_process("netplane.binding", Layer::kL6, check_plane_binding, ctx));
+  out.push_back(in_process("netplane.routes", Layer::kL6, check_plane_routes, ctx));
+  out.push_back(in_process("netplane.sysctl", Layer::kL6, check_plane_sysctls, ctx));
+  out.push_back(in_process("netplane.comm_env", Layer::kL6, check_comm_env, ctx));
+  out.push_back(in_process("netplane.rdma", Layer::kL6, check_rdma_binding, ctx));
   return out;
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "probes/netplane_view.h"
 #include "probes/plane_nics.h"
+#include "probes/rdma_binding_probes.h"
 #include "reports/catalog.h"
 
 namespace hn::probes {
@@ -127,6 +129,14 @@ std::vector<Finding> check_rdma(const NodeContext& ctx) {
         dev = &d;
         break;
       }
+    if (want.device.empty() && inv.supported) {
+      // No device named: the one whose port drives the plane's NIC, so the
+      // ACTIVE check below judges the plane's port (first device otherwise).
+      NetReadings r = read_net(ctx);
+      for (const auto& pv : r.view.planes)
+        if (pv.plane == &plane)
+          if (PlaneRdma rd = find_plane_rdma(inv, pv, r.links); rd.device) dev = rd.device;
+    }
     std::string label = want.device.empty() ? "(any)" : want.device;
     if (!dev) {
       std::string found = inv.supported ? (names.empty() ? "none" : names)

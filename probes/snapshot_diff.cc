@@ -39,6 +39,13 @@ std::string scalar(const YAML::Node& n, const char* key) {
 
 std::string item_id(const YAML::Node& item, size_t position) {
   if (item.IsMap()) {
+    if (!scalar(item, "priority").empty()) {  // a policy rule: priority and selectors
+      std::string id = "rule " + scalar(item, "priority");
+      if (scalar(item, "family") == "6") id += " inet6";
+      if (!scalar(item, "src").empty()) id += " from " + scalar(item, "src");
+      if (!scalar(item, "dst").empty()) id += " to " + scalar(item, "dst");
+      return id;
+    }
     if (!scalar(item, "dst").empty())
       return "table " + (scalar(item, "table").empty() ? "254" : scalar(item, "table")) + " " +
              scalar(item, "dst");

@@ -3,7 +3,7 @@
 // that every section a snapshot gains is compared without new code: a list of
 // maps becomes one entity per item, identified by its natural key (name,
 // path, pci_address, port, index, table+dst for routes, nic+address for
-// addresses), and each scalar field is compared.
+// addresses, priority+selectors for rules), and each scalar field is compared.
 //
 // Volatile readings (byte/packet counters, available memory, temperatures)
 // differ between any two captures and are skipped unless include_volatile.

@@ -11,6 +11,7 @@ std::span<const CatalogEntry> catalog() {
     for (auto part : {
              catalog_parts::run(),
              catalog_parts::physical(),
+             catalog_parts::netplane(),
              catalog_parts::ops(),
              catalog_parts::translate(),
          })

@@ -51,6 +51,7 @@ std::span<const CatalogEntry> run();
 std::span<const CatalogEntry> physical();
 std::span<const CatalogEntry> ops();
 std::span<const CatalogEntry> translate();
+std::span<const CatalogEntry> netplane();
 }  // namespace catalog_parts
 
 }  // namespace hn::reports

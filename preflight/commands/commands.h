@@ -10,5 +10,6 @@ Command snapshot();
 Command diff();
 Command ops();
 Command translate();
+Command consistency();
 
 }  // namespace hn::preflight::commands

@@ -1,6 +1,10 @@
 // `hnprecheck node`: fast node-local checks against the profile.
-#include <memory>
+#include <unistd.h>
 
+#include <memory>
+#include <optional>
+
+#include "compat/env_file.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
@@ -25,6 +29,9 @@ int run(const po::variables_map& vm) {
                                       : open_live_sources();
   ctx->node = probes::identify_node(*profile, ctx->sources.hostname,
                                     vm.count("node") ? vm["node"].as<std::string>() : "");
+  std::optional<compat::EnvFile> env_file;
+  if (vm.count("env")) env_file = compat::load_env_file(vm["env"].as<std::string>());
+  ctx->env = probes::collect_comm_env(environ, env_file ? &*env_file : nullptr);
 
   reports::Report report;
   report.tool_version = tool_version();
@@ -43,17 +50,24 @@ int run(const po::variables_map& vm) {
 Command node() {
   Command c;
   c.name = "node";
-  c.summary = "fast node-local checks: plane NICs, RDMA, accelerators, temperatures, memory";
+  c.summary = "fast node-local checks: plane binding, routes, comm-library NICs, RDMA, hardware";
   c.usage = "hnprecheck node [--profile FILE] [--snapshot FILE] [--json PATH] [options]";
   c.details =
       "Runs every node-local probe the profile asks for, each under a deadline, and prints a\n"
       "report grouped by layer. Made for Slurm Prolog/HealthCheckProgram and Kubernetes init\n"
       "containers: it finishes well under a second on a healthy node and never hangs.\n"
-      "With --snapshot, the same probes run on a node captured by `hnprecheck snapshot`.";
+      "With --snapshot, the same probes run on a node captured by `hnprecheck snapshot`\n"
+      "(route lookups are then emulated from the captured routes and rules).\n"
+      "The job's NCCL/HCCL/Gloo/Open MPI interface variables come from this process's\n"
+      "environment and, with --env FILE, from the job's env file, which wins (in a Prolog the\n"
+      "process environment is not the job's).";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     add_profile_options(d);
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),
-                    "replay a captured node instead of reading this one");
+                    "replay a captured node instead of reading this one")(
+        "env", po::value<std::string>()->value_name("FILE"),
+        "the job's environment (KEY=VALUE lines): its NCCL/HCCL/Gloo/Open MPI interface "
+        "settings are judged against the parameter plane (they override this process's)");
     add_report_options(d);
     add_timeout_option(d, 30);
   };

@@ -1,4 +1,4 @@
-// Live L6 reader over libnl-route: addresses and routes of this namespace.
+// Live L6 dumps: addresses (libnl-route) and routes (raw netlink) of this namespace.
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
@@ -7,9 +7,12 @@
 #include <netlink/route/route.h>
 
 #include <climits>
+#include <cstring>
 #include <map>
 #include <memory>
 
+#include "stack/l6_netplane/live_readers.h"
+#include "stack/l6_netplane/netlink_socket.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
 
@@ -61,89 +64,111 @@ std::string addr_text(nl_addr* a) {
   return buf;
 }
 
+std::string raw_ip_text(int family, const void* data) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  inet_ntop(family, data, buf, sizeof buf);
+  return buf;
+}
+
 std::string scope_name(int scope) {
   char buf[32];
   return rtnl_scope2str(scope, buf, sizeof buf);
 }
 
-class LiveNetplaneSource : public NetplaneSource {
- public:
-  std::vector<InterfaceAddress> addresses() const override {
-    SockPtr sock = connect_route_socket();
-    auto names = link_names(sock.get());
-    nl_cache* raw = nullptr;
-    int err = rtnl_addr_alloc_cache(sock.get(), &raw);
-    if (err < 0)
-      throw physical::SourceError(std::string("netlink: address dump failed: ") +
-                                  nl_geterror(err));
-    CachePtr cache(raw);
-    std::vector<InterfaceAddress> out;
-    for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
-      auto* a = reinterpret_cast<rtnl_addr*>(o);
-      InterfaceAddress ia;
-      ia.nic = names.count(rtnl_addr_get_ifindex(a)) ? names[rtnl_addr_get_ifindex(a)] : "";
-      ia.address = addr_text(rtnl_addr_get_local(a));
-      ia.prefix_len = rtnl_addr_get_prefixlen(a);
-      ia.family = rtnl_addr_get_family(a) == AF_INET6 ? 6 : 4;
-      ia.scope = scope_name(rtnl_addr_get_scope(a));
-      if (!ia.address.empty()) out.push_back(ia);
-    }
-    return out;
-  }
-
-  std::vector<Route> routes() const override {
-    SockPtr sock = connect_route_socket();
-    auto names = link_names(sock.get());
-    nl_cache* raw = nullptr;
-    int err = rtnl_route_alloc_cache(sock.get(), AF_UNSPEC, 0, &raw);
-    if (err < 0)
-      throw physical::SourceError(std::string("netlink: route dump failed: ") + nl_geterror(err));
-    CachePtr cache(raw);
-    std::vector<Route> out;
-    for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
-      auto* r = reinterpret_cast<rtnl_route*>(o);
-      Route route;
-      route.family = rtnl_route_get_family(r) == AF_INET6 ? 6 : 4;
-      route.table = static_cast<int>(rtnl_route_get_table(r));
-      nl_addr* dst = rtnl_route_get_dst(r);
-      if (!dst || nl_addr_get_prefixlen(dst) == 0) route.dst = "default";
-      else route.dst = addr_text(dst) + "/" + std::to_string(nl_addr_get_prefixlen(dst));
-      route.prefsrc = addr_text(rtnl_route_get_pref_src(r));
-      route.metric = static_cast<int>(rtnl_route_get_priority(r));
-      char buf[64];
-      route.type = nl_rtntype2str(rtnl_route_get_type(r), buf, sizeof buf);
-      route.protocol = rtnl_route_proto2str(rtnl_route_get_protocol(r), buf, sizeof buf);
-      if (rtnl_route_get_nnexthops(r) == 1) {
-        rtnl_nexthop* nh = rtnl_route_nexthop_n(r, 0);
-        int ifindex = rtnl_route_nh_get_ifindex(nh);
-        if (names.count(ifindex)) route.oif = names[ifindex];
-        route.gateway = addr_text(rtnl_route_nh_get_gateway(nh));
-      }
-      out.push_back(route);
-    }
-    return out;
-  }
-};
-
-class SnapshotNetplaneSource : public NetplaneSource {
- public:
-  explicit SnapshotNetplaneSource(NetState s) : state_(std::move(s)) {}
-  std::vector<InterfaceAddress> addresses() const override { return state_.addresses; }
-  std::vector<Route> routes() const override { return state_.routes; }
-
- private:
-  NetState state_;
-};
-
 }  // namespace
 
-std::unique_ptr<NetplaneSource> make_live_netplane_source() {
-  return std::make_unique<LiveNetplaneSource>();
+namespace detail {
+
+std::vector<InterfaceAddress> read_addresses() {
+  SockPtr sock = connect_route_socket();
+  auto names = link_names(sock.get());
+  nl_cache* raw = nullptr;
+  int err = rtnl_addr_alloc_cache(sock.get(), &raw);
+  if (err < 0)
+    throw physical::SourceError(std::string("netlink: address dump failed: ") + nl_geterror(err));
+  CachePtr cache(raw);
+  std::vector<InterfaceAddress> out;
+  for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    InterfaceAddress ia;
+    ia.nic = names.count(rtnl_addr_get_ifindex(a)) ? names[rtnl_addr_get_ifindex(a)] : "";
+    ia.address = addr_text(rtnl_addr_get_local(a));
+    ia.prefix_len = rtnl_addr_get_prefixlen(a);
+    ia.family = rtnl_addr_get_family(a) == AF_INET6 ? 6 : 4;
+    ia.scope = scope_name(rtnl_addr_get_scope(a));
+    if (!ia.address.empty()) out.push_back(ia);
+  }
+  return out;
 }
 
-std::unique_ptr<NetplaneSource> make_snapshot_netplane_source(NetState state) {
-  return std::make_unique<SnapshotNetplaneSource>(std::move(state));
+// Routes come from a raw RTM_GETROUTE dump rather than libnl's route cache:
+// the cache keys routes by (family, tos, table, dst, priority) and folds two
+// routes that differ only in their device (10.10.0.0/24 on eth0 and on eth1,
+// fe80::/64 on every NIC) into one, which would hide exactly the misbindings
+// the plane checks look for.
+std::vector<Route> read_routes() {
+  NetlinkSocket sock;
+  rtmsg req{};
+  req.rtm_family = AF_UNSPEC;
+  NetlinkMessage m(RTM_GETROUTE, NLM_F_REQUEST | NLM_F_DUMP, &req, sizeof req);
+  NetlinkReply reply = sock.request(m, true);
+  if (reply.error)
+    throw physical::SourceError(std::string("netlink: route dump failed: ") +
+                                std::strerror(-reply.error));
+  IfNames ifname;
+  std::vector<Route> out;
+  for (const auto& msg : reply.messages) {
+    const auto* h = reinterpret_cast<const nlmsghdr*>(msg.data());
+    if (h->nlmsg_type != RTM_NEWROUTE) continue;
+    const auto* rtm = static_cast<const rtmsg*>(NLMSG_DATA(h));
+    if (rtm->rtm_flags & RTM_F_CLONED) continue;  // cache entries, not configuration
+    Route route;
+    route.family = rtm->rtm_family == AF_INET6 ? 6 : 4;
+    route.table = rtm->rtm_table;
+    char buf[64];
+    route.type = nl_rtntype2str(rtm->rtm_type, buf, sizeof buf);
+    route.protocol = rtnl_route_proto2str(rtm->rtm_protocol, buf, sizeof buf);
+    std::string dst;
+    int nexthops = 1;
+    int len = static_cast<int>(RTM_PAYLOAD(h));
+    for (auto* a = RTM_RTA(rtm); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+      const void* d = RTA_DATA(a);
+      std::uint32_t v = 0;
+      if (RTA_PAYLOAD(a) >= sizeof v) std::memcpy(&v, d, sizeof v);
+      switch (a->rta_type) {
+        case RTA_TABLE:
+          route.table = static_cast<int>(v);
+          break;
+        case RTA_DST:
+          dst = raw_ip_text(rtm->rtm_family, d);
+          break;
+        case RTA_OIF:
+          route.oif = ifname(v);
+          break;
+        case RTA_PREFSRC:
+          route.prefsrc = raw_ip_text(rtm->rtm_family, d);
+          break;
+        case RTA_GATEWAY:
+          route.gateway = raw_ip_text(rtm->rtm_family, d);
+          break;
+        case RTA_PRIORITY:
+          route.metric = static_cast<int>(v);
+          break;
+        case RTA_MULTIPATH:
+          nexthops = 2;
+          break;
+        default:
+          break;
+      }
+    }
+    if (nexthops > 1) route.oif.clear(), route.gateway.clear();
+    route.dst = rtm->rtm_dst_len == 0 ? "default" : dst + "/" + std::to_string(rtm->rtm_dst_len);
+    out.push_back(route);
+  }
+  return out;
 }
+
+}  // namespace detail
 
 std::string default_route_nic(const std::vector<Route>& routes) {
   const Route* best = nullptr;

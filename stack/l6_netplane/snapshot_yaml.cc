@@ -1,5 +1,8 @@
 #include "stack/l6_netplane/snapshot_yaml.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "compat/yaml_input.h"
 
 namespace hn::stack::netplane {
@@ -10,7 +13,9 @@ void put(YAML::Node& n, const char* key, const std::string& v) {
   if (!v.empty()) n[key] = v;
 }
 
-std::string item(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
+std::string item(const std::string& base, size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
 
 }  // namespace
 
@@ -42,6 +47,35 @@ YAML::Node to_yaml(const NetState& state) {
     routes.push_back(n);
   }
   root["routes"] = routes;
+  YAML::Node rules(YAML::NodeType::Sequence);
+  for (const auto& r : state.rules) {
+    YAML::Node n;
+    n["priority"] = r.priority;
+    n["family"] = r.family;
+    put(n, "src", r.src);
+    put(n, "dst", r.dst);
+    put(n, "iif", r.iif);
+    put(n, "oif", r.oif);
+    if (r.fwmark) n["fwmark"] = r.fwmark;
+    if (r.fwmask) n["fwmask"] = r.fwmask;
+    if (r.invert) n["invert"] = true;
+    if (r.action != "lookup") n["action"] = r.action;
+    if (r.table) n["table"] = r.table;
+    if (r.goto_priority) n["goto"] = r.goto_priority;
+    if (r.suppress_prefixlen >= 0) n["suppress_prefixlen"] = r.suppress_prefixlen;
+    put(n, "unmodelled", r.unmodelled);
+    rules.push_back(n);
+  }
+  root["rules"] = rules;
+  YAML::Node conf(YAML::NodeType::Map);
+  for (const auto& [name, c] : state.ipv4_conf) {
+    YAML::Node n(YAML::NodeType::Map);
+    if (c.rp_filter) n["rp_filter"] = *c.rp_filter;
+    if (c.arp_ignore) n["arp_ignore"] = *c.arp_ignore;
+    if (c.arp_announce) n["arp_announce"] = *c.arp_announce;
+    conf[name] = n;
+  }
+  root["ipv4_conf"] = conf;
   return root;
 }
 
@@ -76,6 +110,47 @@ NetState net_state_from_yaml(const YAML::Node& node, const std::string& source,
     rt.protocol = r.opt_string("protocol").value_or("");
     r.finish();
     s.routes.push_back(rt);
+  }
+  YAML::Node rules = m.get("rules");
+  for (size_t i = 0; rules.IsSequence() && i < rules.size(); ++i) {
+    compat::YamlMap r(rules[i], source, item(m.field("rules"), i));
+    Rule rule;
+    rule.priority = static_cast<int>(r.opt_int("priority", 0, 0xffffffffLL).value_or(0));
+    rule.family = static_cast<int>(r.opt_int("family", 4, 6).value_or(4));
+    rule.src = r.opt_string("src").value_or("");
+    rule.dst = r.opt_string("dst").value_or("");
+    rule.iif = r.opt_string("iif").value_or("");
+    rule.oif = r.opt_string("oif").value_or("");
+    rule.fwmark = static_cast<std::uint32_t>(r.opt_int("fwmark", 0, 0xffffffffLL).value_or(0));
+    rule.fwmask = static_cast<std::uint32_t>(r.opt_int("fwmask", 0, 0xffffffffLL).value_or(0));
+    rule.invert = r.opt_bool("invert").value_or(false);
+    rule.action = r.opt_string("action").value_or("lookup");
+    static const char* kActions[] = {"lookup",    "goto",        "nop",
+                                     "blackhole", "unreachable", "prohibit"};
+    if (std::find(std::begin(kActions), std::end(kActions), rule.action) == std::end(kActions))
+      compat::throw_at(r.get("action"), source, r.field("action"),
+                       "unknown rule action '" + rule.action +
+                           "' (expected lookup, goto, nop, blackhole, unreachable or prohibit)");
+    rule.table = static_cast<int>(r.opt_int("table", 0, 0x7fffffffLL).value_or(0));
+    rule.goto_priority = static_cast<int>(r.opt_int("goto", 0, 0x7fffffffLL).value_or(0));
+    rule.suppress_prefixlen =
+        static_cast<int>(r.opt_int("suppress_prefixlen", 0, 128).value_or(-1));
+    rule.unmodelled = r.opt_string("unmodelled").value_or("");
+    r.finish();
+    s.rules.push_back(rule);
+  }
+  YAML::Node conf = m.get("ipv4_conf");
+  if (conf.IsDefined() && !conf.IsNull() && !conf.IsMap())
+    compat::throw_at(conf, source, m.field("ipv4_conf"), "expected a map of interface: settings");
+  for (auto it = conf.begin(); conf.IsMap() && it != conf.end(); ++it) {
+    std::string name = it->first.Scalar();
+    compat::YamlMap c(it->second, source, m.field("ipv4_conf") + "." + name);
+    Ipv4Conf v;
+    if (auto x = c.opt_int("rp_filter", 0, 2)) v.rp_filter = static_cast<int>(*x);
+    if (auto x = c.opt_int("arp_ignore", 0, 8)) v.arp_ignore = static_cast<int>(*x);
+    if (auto x = c.opt_int("arp_announce", 0, 2)) v.arp_announce = static_cast<int>(*x);
+    c.finish();
+    s.ipv4_conf[name] = v;
   }
   m.finish();
   return s;

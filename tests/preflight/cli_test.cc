@@ -20,7 +20,8 @@ hn::test::ProcessResult cli(std::vector<std::string> args) {
 TEST_CASE("cli: help lists every command and the exit codes") {
   auto r = cli({"--help"});
   CHECK(r.exit_code == 0);
-  for (const char* cmd : {"node", "snapshot", "diff", "translate"}) CHECK_THAT(r.out, Catch::Contains(cmd));
+  for (const char* cmd : {"node", "snapshot", "diff", "consistency", "ops", "translate"})
+    CHECK_THAT(r.out, Catch::Contains(cmd));
   CHECK_THAT(r.out, Catch::Contains("3  the tool could not run a check"));
   auto n = cli({"node", "--help"});
   CHECK(n.exit_code == 0);

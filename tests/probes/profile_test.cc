@@ -1,6 +1,7 @@
 #include "probes/profile.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "compat/input_error.h"
 
@@ -83,6 +84,14 @@ TEST_CASE("invalid profiles name file, line and field") {
        "  - {name: n0, addresses: {p: 10.1.0.1}}\n", 5, "outside the subnet"},
       {"version: 1\nnodes:\n  - {name: n0, addresses: {nope: 10.1.0.1}}\n", 3, "not declared"},
       {"version: 1\ncomm: {library: nccl, pfc_priority: 9}\n", 2, "[0, 7]"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, vlan: {id: 1, parnt: e}}\n", 3,
+       "unknown key 'parnt'"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, peers: [10.0.0.2, nope]}\n", 3,
+       "planes[0].peers[1]: 'nope' is not an IP address"},
+      {"version: 1\nplanes:\n  - name: a\n    type: parameter\n    nic: e\n    rdma: {mtu: 1000}\n",
+       6, "RDMA MTU must be 256, 512, 1024, 2048 or 4096"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e}\nnodes:\n"
+       "  - {name: n0, nics: {b: eth1}}\n", 5, "nodes.n0.nics: plane 'b' is not declared"},
       {"version: 1\nplanes: [1, 2\n", 3, "malformed YAML"},  // the parser notices at EOF
       {"", 0, "empty"},
   };
@@ -93,4 +102,27 @@ TEST_CASE("invalid profiles name file, line and field") {
     CHECK(e.line() == c.line);
     CHECK_THAT(std::string(e.what()), Catch::Contains(c.needle));
   }
+}
+
+TEST_CASE("the README's planes example parses, with every plane key") {
+  std::ifstream in(std::string(HN_SOURCE_DIR) + "/README.md");
+  std::string line, yaml;
+  bool section = false, block = false;
+  while (std::getline(in, line)) {
+    if (line == "### Planes") section = true;
+    else if (section && line == "```yaml") block = true;
+    else if (block && line == "```") break;
+    else if (block) yaml += line + "\n";
+  }
+  REQUIRE_FALSE(yaml.empty());
+  auto p = hn::probes::parse_profile(yaml, "README.md");
+  REQUIRE(p.planes.size() == 3);
+  const auto& param = p.planes[0];
+  CHECK(param.vlan == 100);
+  CHECK(param.vlan_parent == "ens1f0");
+  REQUIRE(param.rdma.has_value());
+  CHECK(param.rdma->gid_index == 3);
+  CHECK(p.find_node("gpu02")->nics.at("stor") == "ens3f1");
+  CHECK(p.planes[2].peers == std::vector<std::string>{"10.30.0.254"});
+  CHECK(p.comm.library == "nccl");
 }

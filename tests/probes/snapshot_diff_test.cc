@@ -50,3 +50,22 @@ TEST_CASE("volatile fields appear on request, identical snapshots have no diff")
   CHECK(d.size() == 5);
   CHECK(diff_snapshots(YAML::Load(kA), YAML::Load(kA), true).empty());
 }
+
+TEST_CASE("diff: policy rules are matched by priority and selectors, IPv4 settings by NIC") {
+  auto a = YAML::Load(
+      "version: 1\nnetplane:\n  rules:\n    - {priority: 0, family: 4, table: 255}\n"
+      "    - {priority: 100, family: 4, src: 10.10.0.0/24, table: 100}\n"
+      "  ipv4_conf: {eth1: {rp_filter: 2}}\n");
+  auto b = YAML::Load(
+      "version: 1\nnetplane:\n  rules:\n    - {priority: 100, family: 4, src: 10.10.0.0/24, table: 101}\n"
+      "    - {priority: 0, family: 4, table: 255}\n"
+      "  ipv4_conf: {eth1: {rp_filter: 1}}\n");
+  auto d = hn::probes::diff_snapshots(a, b, false);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].entity == "netplane/rules/rule 100 from 10.10.0.0/24");
+  CHECK(d[0].field == "table");
+  CHECK(d[1].entity == "netplane");
+  CHECK(d[1].field == "ipv4_conf.eth1.rp_filter");
+  CHECK(d[1].a == "2");
+  CHECK(d[1].b == "1");
+}

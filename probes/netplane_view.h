@@ -1,0 +1,60 @@
+#pragma once
+// What the profile's planes mean on one node, resolved once for all L6
+// checks: each plane's NICs (plane_nics.h; for a plane declared only by
+// subnet, the NICs that carry an address in it), this node's address on the
+// plane (nodes[].addresses, else the first address of a plane NIC inside the
+// plane subnet), and the peers to check (the plane's `peers`, else the other
+// nodes' addresses on the plane). Pure: built from readings, reads nothing.
+
+#include <string>
+#include <vector>
+
+#include "probes/node_context.h"
+#include "probes/profile.h"
+#include "stack/l6_netplane/state.h"
+#include "stack/l7_physical/inventory.h"
+
+namespace hn::probes {
+
+struct PlaneView {
+  const stack::netplane::Plane* plane = nullptr;
+  std::string unresolved_reason;   // non-empty: this node has no NIC for the plane
+  std::vector<std::string> nics;   // present NICs of the plane, in link order
+  std::string address;             // this node's plane address; empty when unknown
+  bool address_declared = false;   // from nodes[].addresses (else found on a plane NIC)
+  int address_prefix_len = 0;      // as configured, when found on a NIC
+  std::vector<std::string> peers;  // addresses to reach over the plane (never our own)
+
+  bool has_nic(const std::string& nic) const;
+  std::string nic_list() const;                       // "eth1" or "ens1f0, ens1f1", "none"
+  bool in_subnets(const std::string& address) const;  // false when the plane has no subnet
+  bool is(stack::netplane::PlaneType t) const { return plane->type == t; }
+};
+
+struct NetplaneView {
+  std::vector<PlaneView> planes;  // profile order
+  // Planes whose NICs include nic, e.g. "plane mgmt" or "planes a, b"; "no plane".
+  std::string planes_of(const std::string& nic) const;
+  std::vector<const PlaneView*> of_type(stack::netplane::PlaneType t) const;
+};
+
+NetplaneView build_netplane_view(const Profile& profile, const NodeSpec* node,
+                                 const std::vector<stack::physical::Link>& links,
+                                 const std::vector<stack::netplane::InterfaceAddress>& addresses,
+                                 const std::vector<stack::netplane::Route>& routes);
+
+// The readings every L6 check starts from, and the view built on them.
+struct NetReadings {
+  std::vector<stack::physical::Link> links;
+  std::vector<stack::netplane::InterfaceAddress> addresses;
+  std::vector<stack::netplane::Route> routes;
+  NetplaneView view;
+};
+// Reads links, addresses and routes from the node's sources (throws what
+// they throw: the runner turns that into an ERROR finding).
+NetReadings read_net(const NodeContext& ctx);
+
+// "a, b, c" ("none" when empty).
+std::string join_list(const std::vector<std::string>& items);
+
+}  // namespace hn::probes
