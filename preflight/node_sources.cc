@@ -4,6 +4,7 @@
 #include "probes/snapshot.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
+#include "stack/l7_physical/storage_source.h"
 
 namespace hn::preflight {
 
@@ -11,6 +12,7 @@ probes::NodeSources open_live_sources() {
   probes::NodeSources s;
   s.physical = stack::physical::make_live_source();
   s.netplane = stack::netplane::make_live_netplane_source();
+  s.storage = stack::physical::make_live_storage_source();
   s.hostname = local_hostname();
   s.live = true;
   return s;

@@ -1,6 +1,7 @@
 #include "probes/node_probes.h"
 
 #include "probes/physical_probes.h"
+#include "probes/storage/storage_probes.h"
 
 namespace hn::probes {
 
@@ -27,6 +28,7 @@ std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
   out.push_back(in_process("physical.accelerators", Layer::kL7, check_accelerators, ctx));
   out.push_back(in_process("physical.thermal", Layer::kL7, check_thermal, ctx));
   out.push_back(in_process("physical.memory", Layer::kL7, check_memory_cpu, ctx));
+  for (auto& p : storage::storage_probes(ctx)) out.push_back(std::move(p));
   return out;
 }
 

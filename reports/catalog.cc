@@ -8,7 +8,7 @@ namespace hn::reports {
 std::span<const CatalogEntry> catalog() {
   static const std::vector<CatalogEntry> all = [] {
     std::vector<CatalogEntry> v;
-    for (auto part : {catalog_parts::run(), catalog_parts::physical()})
+    for (auto part : {catalog_parts::run(), catalog_parts::physical(), catalog_parts::storage()})
       v.insert(v.end(), part.begin(), part.end());
     return v;
   }();

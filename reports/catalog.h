@@ -49,6 +49,7 @@ Finding make_finding(std::string_view code, Status status, std::string entity,
 namespace catalog_parts {
 std::span<const CatalogEntry> run();
 std::span<const CatalogEntry> physical();
+std::span<const CatalogEntry> storage();
 }  // namespace catalog_parts
 
 }  // namespace hn::reports

@@ -25,6 +25,7 @@ int run(const po::variables_map& vm) {
                                       : open_live_sources();
   ctx->node = probes::identify_node(*profile, ctx->sources.hostname,
                                     vm.count("node") ? vm["node"].as<std::string>() : "");
+  ctx->storage_jitter = vm["storage-jitter"].as<bool>();
 
   reports::Report report;
   report.tool_version = tool_version();
@@ -43,17 +44,25 @@ int run(const po::variables_map& vm) {
 Command node() {
   Command c;
   c.name = "node";
-  c.summary = "fast node-local checks: plane NICs, RDMA, accelerators, temperatures, memory";
+  c.summary =
+      "fast node-local checks: plane NICs, RDMA, accelerators, temperatures, memory, mounts";
   c.usage = "hnprecheck node [--profile FILE] [--snapshot FILE] [--json PATH] [options]";
   c.details =
       "Runs every node-local probe the profile asks for, each under a deadline, and prints a\n"
       "report grouped by layer. Made for Slurm Prolog/HealthCheckProgram and Kubernetes init\n"
       "containers: it finishes well under a second on a healthy node and never hangs.\n"
-      "With --snapshot, the same probes run on a node captured by `hnprecheck snapshot`.";
+      "With --snapshot, the same probes run on a node captured by `hnprecheck snapshot`.\n"
+      "Storage: every storage.mounts entry is checked (present, fstype, options, source,\n"
+      "capacity, a real write-read round trip) in a killable child, so a hung mount is a FAIL\n"
+      "after its timeout_s. The I/O jitter workload runs only when the profile has a\n"
+      "storage.jitter section or with --storage-jitter, since it takes duration_s seconds.";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     add_profile_options(d);
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),
-                    "replay a captured node instead of reading this one");
+                    "replay a captured node instead of reading this one")(
+        "storage-jitter", po::bool_switch(),
+        "also run the storage jitter workload on every profile mount (storage.jitter settings, "
+        "or their defaults when the profile has none)");
     add_report_options(d);
     add_timeout_option(d, 30);
   };

@@ -22,7 +22,7 @@ int run(const po::variables_map& vm) {
     std::cerr << "snapshot of " << snap.hostname << " written to " << out << " ("
               << snap.physical.links.size() << " links, " << snap.physical.rdma.devices.size()
               << " RDMA devices, " << snap.physical.accelerators.pci.size() << " accelerators, "
-              << snap.netplane.routes.size() << " routes)\n";
+              << snap.netplane.routes.size() << " routes, " << snap.mounts.size() << " mounts)\n";
   return 0;
 }
 
@@ -31,7 +31,8 @@ int run(const po::variables_map& vm) {
 Command snapshot() {
   Command c;
   c.name = "snapshot";
-  c.summary = "capture this node's links, addresses, routes, RDMA and hardware to a YAML file";
+  c.summary =
+      "capture this node's links, addresses, routes, mounts, RDMA and hardware to a YAML file";
   c.usage = "hnprecheck snapshot --out FILE";
   c.details =
       "The file replays through the same probes with `hnprecheck node --snapshot FILE` and\n"

@@ -93,7 +93,7 @@ TEST_CASE("wrong MTU, slow link, down link and unknown speed") {
   CHECK(only(fs, "HW-NIC-SPEED", "eth1").status == Status::kSkip);
 }
 
-TEST_CASE("globs match every NIC; node overrides win; auto follows the default route") {
+TEST_CASE("globs match every NIC, node overrides win, auto follows the default route") {
   stack::physical::Inventory inv;
   inv.links = {link("ens1f0", 1500), link("ens1f1", 1500), link("eth0", 1500), link("eth7", 1500)};
   const char* yaml =
@@ -115,7 +115,7 @@ TEST_CASE("globs match every NIC; node overrides win; auto follows the default r
   CHECK(only(fs, "HW-NIC-PRESENT", "plane data").status == Status::kSkip);
 }
 
-TEST_CASE("RDMA: no kernel support is a SKIP; an expected device then FAILs with the reason") {
+TEST_CASE("RDMA: no kernel support is a SKIP, an expected device then FAILs with the reason") {
   stack::physical::Inventory inv;
   inv.rdma.supported = false;
   inv.rdma.unsupported_reason = "ibv_get_device_list: Function not implemented (ENOSYS)";
@@ -165,7 +165,7 @@ TEST_CASE("accelerator count needs both PCI devices and device nodes") {
   CHECK_THAT(f.message, Catch::Contains("7 nvidia accelerator(s) on PCI and 8 device node(s), expected 8"));
 }
 
-TEST_CASE("temperatures: every hot sensor fails; otherwise the hottest passes") {
+TEST_CASE("temperatures: every hot sensor fails, otherwise the hottest passes") {
   stack::physical::Inventory inv;
   inv.thermal = {{"zone0", "/sys/a", 45}, {"zone1", "/sys/b", 92.5}, {"zone2", "/sys/c", 88}};
   const char* yaml = "version: 1\nphysical: {max_temp_c: 85}\n";
