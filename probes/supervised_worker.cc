@@ -52,8 +52,9 @@ class PipeChannel final : public WorkerChannel {
   explicit PipeChannel(int fd) : fd_(fd) {}
   void step(std::string_view what) override { write_all(fd_, "S " + one_line(what) + "\n"); }
   void emit(const reports::Finding& f) override {
-    write_all(fd_, "F " + reports::finding_to_json(f).dump(-1, ' ', false,
-                                                          nlohmann::json::error_handler_t::replace) +
+    write_all(fd_, "F " +
+                       reports::finding_to_json(f).dump(-1, ' ', false,
+                                                        nlohmann::json::error_handler_t::replace) +
                        "\n");
   }
   void line(const std::string& s) { write_all(fd_, one_line(s) + "\n"); }
@@ -96,7 +97,8 @@ class PipeChannel final : public WorkerChannel {
 }
 
 struct Handlers {
-  struct sigaction old_term {}, old_int {};
+  struct sigaction old_term {
+  }, old_int{};
   int fds[2] = {-1, -1};
   Handlers() {
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -118,7 +120,8 @@ struct Handlers {
 };
 
 std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) return std::string("worker killed by signal ") + strsignal(WTERMSIG(status));
+  if (WIFSIGNALED(status))
+    return std::string("worker killed by signal ") + strsignal(WTERMSIG(status));
   if (WIFEXITED(status)) return "worker exited with status " + std::to_string(WEXITSTATUS(status));
   return "worker ended abnormally";
 }
@@ -225,8 +228,7 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
   return run;
 }
 
-bool run_killable(const std::function<void()>& fn, Clock::time_point deadline,
-                  std::string& error) {
+bool run_killable(const std::function<void()>& fn, Clock::time_point deadline, std::string& error) {
   SupervisedRun r = run_supervised([&](WorkerChannel&) { fn(); }, deadline);
   switch (r.end) {
     case SupervisedRun::End::kCompleted:

@@ -53,7 +53,6 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
 
 // Runs fn in a killable child (for cleanup that may itself hang). True when
 // it returned by the deadline; otherwise `error` says why not.
-bool run_killable(const std::function<void()>& fn, Clock::time_point deadline,
-                  std::string& error);
+bool run_killable(const std::function<void()>& fn, Clock::time_point deadline, std::string& error);
 
 }  // namespace hn::probes

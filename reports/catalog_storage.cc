@@ -13,8 +13,8 @@ constexpr std::string_view kTailRemedy =
     "degraded server, a congested storage plane, or noisy neighbours.";
 
 constexpr CatalogEntry kEntries[] = {
-    {"STOR-PATH-MISSING", Layer::kL7, "mount path resolves",
-     "{path} resolves to {resolved}", "{path} cannot be resolved: {error}",
+    {"STOR-PATH-MISSING", Layer::kL7, "mount path resolves", "{path} resolves to {resolved}",
+     "{path} cannot be resolved: {error}",
      "Create the mount point or fix the path in the profile; if it should be mounted by an "
      "automounter, check it (`systemctl status autofs`) and `findmnt {path}`."},
     {"STOR-MOUNT-PRESENT", Layer::kL7, "shared mount present",
@@ -59,29 +59,26 @@ constexpr CatalogEntry kEntries[] = {
      "only {free_inodes} inodes free of {total_inodes} on {path}, the profile needs "
      "{min_inodes}",
      "Remove small files on {path} (logs, shards of finished jobs) or raise the inode quota."},
-    {"STOR-MOUNT-HUNG", Layer::kL7, "mount answers",
-     "{path} answered within {deadline_ms} ms",
+    {"STOR-MOUNT-HUNG", Layer::kL7, "mount answers", "{path} answered within {deadline_ms} ms",
      "{path} is hung: {op} did not return within {deadline_ms} ms; the checking process was "
      "killed",
      "The server behind {path} does not answer. Check it (NFS server, FUSE daemon, network of "
      "the storage plane) and keep jobs off this node until it does; `umount -l {path}` "
      "detaches a dead mount, and /proc/<pid>/stack of stuck processes shows where they wait."},
-    {"STOR-MOUNT-STALE", Layer::kL7, "no stale file handle",
-     "no stale file handle on {path}",
+    {"STOR-MOUNT-STALE", Layer::kL7, "no stale file handle", "no stale file handle on {path}",
      "{path}: {op} failed with ESTALE (stale file handle): the server no longer knows the "
      "file or export this node holds",
      "Remount {path} (`umount -l {path} && mount {path}`); the export was probably re-created, "
      "moved or failed over on the server."},
-    {"STOR-MOUNT-IO-ERROR", Layer::kL7, "no I/O error",
-     "no I/O error on {path}", "{path}: {op} failed with EIO (input/output error)",
+    {"STOR-MOUNT-IO-ERROR", Layer::kL7, "no I/O error", "no I/O error on {path}",
+     "{path}: {op} failed with EIO (input/output error)",
      "Check the server and the storage plane (`dmesg` on this node shows the mount's errors); "
      "repeated EIO means the storage or the path to it is failing."},
-    {"STOR-MOUNT-ACCESS", Layer::kL7, "mount accessible",
-     "{path} is accessible", "{path}: {op} failed: {error}",
+    {"STOR-MOUNT-ACCESS", Layer::kL7, "mount accessible", "{path} is accessible",
+     "{path}: {op} failed: {error}",
      "Check permissions and ownership along {path} for this user, and the server's export "
      "options; the error name says what the kernel refused."},
-    {"STOR-CLEANUP", Layer::kL7, "test files removed",
-     "removed the test files {leftover}",
+    {"STOR-CLEANUP", Layer::kL7, "test files removed", "removed the test files {leftover}",
      "could not remove {leftover}: {error}",
      "Remove it by hand once {path} answers again; the next hnprecheck run on this node also "
      "removes leftovers of runs that were killed."},
@@ -143,6 +140,8 @@ constexpr CatalogEntry kEntries[] = {
 };
 }  // namespace
 
-std::span<const CatalogEntry> storage() { return kEntries; }
+std::span<const CatalogEntry> storage() {
+  return kEntries;
+}
 
 }  // namespace hn::reports::catalog_parts

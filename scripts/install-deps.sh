@@ -12,8 +12,10 @@ build_pkgs=(
   libboost-program-options-dev libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev
   libyaml-cpp-dev libtoml11-dev nlohmann-json3-dev libssl-dev catch2
 )
-test_pkgs=(iproute2)
-bench_pkgs=()
+# fuse3 + libfuse3-dev: the faultfs test file system (tests/support/faultfs)
+test_pkgs=(iproute2 fuse3 libfuse3-dev)
+# fio: bench/storage_vs_fio compares the storage jitter workload with it
+bench_pkgs=(fio)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -20,7 +20,9 @@ using reports::Status;
 
 namespace {
 
-std::string limit_text(const std::optional<double>& v) { return v ? fmt_value(*v) : "none"; }
+std::string limit_text(const std::optional<double>& v) {
+  return v ? fmt_value(*v) : "none";
+}
 
 // Upper limits: above fail is FAIL, above warn is WARN.
 Status judge_upper(double v, const std::optional<double>& warn, const std::optional<double>& fail,
@@ -209,11 +211,11 @@ void run_jitter_live(const MountSpec& spec, const JitterSpec& jitter,
     const auto mounts = source.mounts();
     const physical::MountEntry* m = physical::covering_mount(mounts, resolved);
     if (!m || (spec.mountpoint && m->mount_point != resolved))
-      return skip(spec.path + " is not a mount point (see STOR-MOUNT-PRESENT); the file system "
-                              "below it is not measured");
-    std::string probe_dir = spec.probe_dir == spec.path
-                                ? resolved
-                                : physical::resolve_path(spec.probe_dir, step);
+      return skip(spec.path +
+                  " is not a mount point (see STOR-MOUNT-PRESENT); the file system "
+                  "below it is not measured");
+    std::string probe_dir =
+        spec.probe_dir == spec.path ? resolved : physical::resolve_path(spec.probe_dir, step);
     if (physical::covering_mount(mounts, probe_dir) != m)
       return skip(spec.probe_dir + " is not on the mount at " + m->mount_point +
                   " (see STOR-PROBE-DIR)");
@@ -243,10 +245,9 @@ void run_jitter_live(const MountSpec& spec, const JitterSpec& jitter,
     try {
       physical::remove_scratch(dir, step);
     } catch (const physical::IoError& e) {
-      out.emit(make_finding("STOR-CLEANUP", Status::kWarn, spec.path,
-                            {{"path", spec.path},
-                             {"leftover", dir},
-                             {"error", std::string(e.what())}}));
+      out.emit(
+          make_finding("STOR-CLEANUP", Status::kWarn, spec.path,
+                       {{"path", spec.path}, {"leftover", dir}, {"error", std::string(e.what())}}));
     }
   } catch (const physical::IoError& e) {
     out.emit(io_error_finding(e, spec.path));

@@ -85,9 +85,9 @@ void check_capacity(const MountSpec& spec, const std::string& dir, WorkerChannel
              {"free_gib", fmt_value(free_gib)},
              {"total_gib", fmt_value(static_cast<double>(c.total_bytes) / (1ull << 30))},
              {"min_gib", fmt_value(*spec.min_free_gib)}};
-    auto f = make_finding("STOR-MOUNT-FREE-SPACE",
-                          free_gib >= *spec.min_free_gib ? Status::kPass : Status::kFail,
-                          spec.path, p);
+    auto f =
+        make_finding("STOR-MOUNT-FREE-SPACE",
+                     free_gib >= *spec.min_free_gib ? Status::kPass : Status::kFail, spec.path, p);
     f.metrics["free"] = {free_gib, "GiB"};
     out.emit(f);
   }
@@ -118,7 +118,9 @@ void round_trip(const MountSpec& spec, const physical::MountEntry& m, const std:
   } catch (const physical::IoError&) {
     // Best effort: the round trip below reports a real problem by name.
   }
-  Params p{{"path", spec.path}, {"probe_dir", probe_dir}, {"flag", physical::is_read_only(m) ? "ro" : "rw"}};
+  Params p{{"path", spec.path},
+           {"probe_dir", probe_dir},
+           {"flag", physical::is_read_only(m) ? "ro" : "rw"}};
   if (!removed.empty()) p["removed_leftovers"] = join(removed);
   try {
     auto rt = physical::rw_round_trip(probe_dir + "/" + scratch, kRoundTripBytes, step);
@@ -146,16 +148,16 @@ const physical::MountEntry* judge_mount(const MountSpec& spec, const std::string
                                         WorkerChannel& out) {
   const physical::MountEntry* m = physical::covering_mount(mounts, resolved);
   if (!m) {
-    out.emit(make_finding("STOR-PATH-MISSING", Status::kFail, spec.path,
-                          {{"path", spec.path},
-                           {"error", "no mount in the mount table covers " + resolved}}));
+    out.emit(make_finding(
+        "STOR-PATH-MISSING", Status::kFail, spec.path,
+        {{"path", spec.path}, {"error", "no mount in the mount table covers " + resolved}}));
     return nullptr;
   }
   Params base = mount_params(spec, *m);
   base["resolved"] = resolved;
   bool present = !spec.mountpoint || m->mount_point == resolved;
-  out.emit(make_finding("STOR-MOUNT-PRESENT", present ? Status::kPass : Status::kFail, spec.path,
-                        base));
+  out.emit(
+      make_finding("STOR-MOUNT-PRESENT", present ? Status::kPass : Status::kFail, spec.path, base));
   if (!present) return nullptr;
   if (!spec.fstypes.empty()) {
     bool ok = std::any_of(spec.fstypes.begin(), spec.fstypes.end(),
@@ -182,9 +184,8 @@ void check_mount_live(const MountSpec& spec, const physical::StorageSource& sour
     const auto mounts = source.mounts();
     const physical::MountEntry* m = judge_mount(spec, resolved, mounts, out);
     if (!m) return;
-    std::string probe_dir = spec.probe_dir == spec.path
-                                ? resolved
-                                : physical::resolve_path(spec.probe_dir, step);
+    std::string probe_dir =
+        spec.probe_dir == spec.path ? resolved : physical::resolve_path(spec.probe_dir, step);
     const physical::MountEntry* pm = physical::covering_mount(mounts, probe_dir);
     if (pm != m) {
       out.emit(make_finding("STOR-PROBE-DIR", Status::kFail, spec.path,
@@ -209,16 +210,18 @@ void check_mount_live(const MountSpec& spec, const physical::StorageSource& sour
   }
 }
 
-std::vector<reports::Finding> check_mount_snapshot(const MountSpec& spec,
-                                                   const std::vector<physical::MountEntry>& mounts) {
+std::vector<reports::Finding> check_mount_snapshot(
+    const MountSpec& spec, const std::vector<physical::MountEntry>& mounts) {
   CollectingChannel out;
-  const physical::MountEntry* m = judge_mount(spec, physical::normalize_path(spec.path), mounts, out);
+  const physical::MountEntry* m =
+      judge_mount(spec, physical::normalize_path(spec.path), mounts, out);
   if (!m) return out.findings;
   const std::string reason = "needs the live mount (replaying a snapshot)";
   if (spec.min_free_gib)
     out.emit(make_finding("STOR-MOUNT-FREE-SPACE", Status::kSkip, spec.path, {{"reason", reason}}));
   if (spec.min_free_inodes)
-    out.emit(make_finding("STOR-MOUNT-FREE-INODES", Status::kSkip, spec.path, {{"reason", reason}}));
+    out.emit(
+        make_finding("STOR-MOUNT-FREE-INODES", Status::kSkip, spec.path, {{"reason", reason}}));
   if (!requires_read_only(spec))
     out.emit(make_finding("STOR-MOUNT-RW", Status::kSkip, spec.path, {{"reason", reason}}));
   return out.findings;

@@ -32,9 +32,9 @@ class CollectingChannel final : public WorkerChannel {
 // Pure: judges the mount covering `resolved` (PRESENT, FSTYPE, OPTIONS,
 // SOURCE). Returns the covering mount when the later checks make sense (the
 // mount is there), else nullptr.
-const stack::physical::MountEntry* judge_mount(const MountSpec& spec, const std::string& resolved,
-                                               const std::vector<stack::physical::MountEntry>& mounts,
-                                               WorkerChannel& out);
+const stack::physical::MountEntry* judge_mount(
+    const MountSpec& spec, const std::string& resolved,
+    const std::vector<stack::physical::MountEntry>& mounts, WorkerChannel& out);
 
 // The live check; run it in a supervised worker. `scratch` is the name of
 // the round-trip file in probe_dir (fs_ops.h scratch_name), chosen by the

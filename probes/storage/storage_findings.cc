@@ -17,7 +17,9 @@ std::string fmt_value(double v) {
   return buf;
 }
 
-std::string fmt_ms(double ns) { return fmt_value(ns / 1e6); }
+std::string fmt_ms(double ns) {
+  return fmt_value(ns / 1e6);
+}
 
 reports::Finding io_error_finding(const stack::physical::IoError& e, const std::string& path,
                                   const std::string& context) {
@@ -25,12 +27,9 @@ reports::Finding io_error_finding(const stack::physical::IoError& e, const std::
                      : e.error() == EIO  ? "STOR-MOUNT-IO-ERROR"
                                          : "STOR-MOUNT-ACCESS";
   std::string name = stack::physical::errno_name(e.error());
-  reports::Params p{{"path", path},
-                    {"op", context + e.op() + " " + e.path()},
-                    {"file", e.path()},
-                    {"errno", std::to_string(e.error())},
-                    {"errno_name", name},
-                    {"error", name + " (" + std::strerror(e.error()) + ")"}};
+  reports::Params p{{"path", path},       {"op", context + e.op() + " " + e.path()},
+                    {"file", e.path()},   {"errno", std::to_string(e.error())},
+                    {"errno_name", name}, {"error", name + " (" + std::strerror(e.error()) + ")"}};
   return reports::make_finding(code, Status::kFail, path, p);
 }
 

@@ -22,7 +22,9 @@ using std::chrono::milliseconds;
 
 namespace {
 
-milliseconds seconds_ms(double s) { return milliseconds(static_cast<long long>(std::ceil(s * 1000))); }
+milliseconds seconds_ms(double s) {
+  return milliseconds(static_cast<long long>(std::ceil(s * 1000)));
+}
 
 long long ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();
@@ -53,9 +55,9 @@ std::vector<Finding> supervise(const std::string& probe_name, const MountSpec& s
       break;
     }
     case SupervisedRun::End::kInterrupted:
-      out.push_back(make_finding("RUN-PROBE-ERROR", Status::kError, probe_name,
-                                 {{"probe", probe_name},
-                                  {"reason", "interrupted by a signal during: " + run.last_step}}));
+      out.push_back(make_finding(
+          "RUN-PROBE-ERROR", Status::kError, probe_name,
+          {{"probe", probe_name}, {"reason", "interrupted by a signal during: " + run.last_step}}));
       break;
     case SupervisedRun::End::kFailed:
       out.push_back(make_finding("RUN-PROBE-ERROR", Status::kError, probe_name,
@@ -65,12 +67,13 @@ std::vector<Finding> supervise(const std::string& probe_name, const MountSpec& s
   const auto cleanup_deadline =
       std::min(kill_at - milliseconds(20), Clock::now() + kCleanupAllowance);
   std::string error;
-  bool removed = run_killable(
-      [&] { physical::remove_scratch(scratch_path, [](std::string_view) {}); }, cleanup_deadline,
-      error);
+  bool removed =
+      run_killable([&] { physical::remove_scratch(scratch_path, [](std::string_view) {}); },
+                   cleanup_deadline, error);
   if (!removed)
-    out.push_back(make_finding("STOR-CLEANUP", Status::kWarn, spec.path,
-                               {{"path", spec.path}, {"leftover", scratch_path}, {"error", error}}));
+    out.push_back(
+        make_finding("STOR-CLEANUP", Status::kWarn, spec.path,
+                     {{"path", spec.path}, {"leftover", scratch_path}, {"error", error}}));
   return out;
 }
 
@@ -90,8 +93,7 @@ Probe make_probe(const std::string& name, bool live, milliseconds deadline,
 
 std::vector<Finding> run_mount_probe(const NodeContext& ctx, const MountSpec& spec,
                                      Clock::time_point kill_at) {
-  if (!ctx.sources.storage)
-    throw std::logic_error("storage probes need NodeSources::storage");
+  if (!ctx.sources.storage) throw std::logic_error("storage probes need NodeSources::storage");
   if (!ctx.sources.live) return check_mount_snapshot(spec, ctx.sources.storage->mounts());
   const std::string host = ctx.sources.hostname;
   const std::string scratch = physical::scratch_name(host, getpid());
@@ -102,8 +104,7 @@ std::vector<Finding> run_mount_probe(const NodeContext& ctx, const MountSpec& sp
 
 std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const MountSpec& spec,
                                       Clock::time_point kill_at) {
-  if (!ctx.sources.storage)
-    throw std::logic_error("storage probes need NodeSources::storage");
+  if (!ctx.sources.storage) throw std::logic_error("storage probes need NodeSources::storage");
   if (!ctx.sources.live)
     return {make_finding("STOR-JITTER-LATENCY", Status::kSkip, spec.path,
                          {{"reason", "needs the live mount (replaying a snapshot)"}})};
@@ -111,10 +112,9 @@ std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const MountSpec& s
   const std::string scratch = physical::scratch_name(host, getpid());
   const auto& source = *ctx.sources.storage;
   const JitterSpec& jitter = ctx.profile->storage.jitter;
-  return supervise("storage.jitter " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
-                   [&](WorkerChannel& ch) {
-                     run_jitter_live(spec, jitter, source, host, scratch, ch);
-                   });
+  return supervise(
+      "storage.jitter " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
+      [&](WorkerChannel& ch) { run_jitter_live(spec, jitter, source, host, scratch, ch); });
 }
 
 std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx) {
@@ -124,18 +124,18 @@ std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx) {
   const bool jitter = storage.jitter_declared || ctx->storage_jitter;
   for (size_t i = 0; i < storage.mounts.size(); ++i) {
     const MountSpec& spec = storage.mounts[i];
-    out.push_back(make_probe("storage.mount " + spec.path, live,
-                             seconds_ms(spec.timeout_s) + kCleanupAllowance,
-                             [ctx, i](Clock::time_point kill_at) {
-                               return run_mount_probe(*ctx, ctx->profile->storage.mounts[i], kill_at);
-                             }));
+    out.push_back(make_probe(
+        "storage.mount " + spec.path, live, seconds_ms(spec.timeout_s) + kCleanupAllowance,
+        [ctx, i](Clock::time_point kill_at) {
+          return run_mount_probe(*ctx, ctx->profile->storage.mounts[i], kill_at);
+        }));
     if (!jitter || !spec.jitter) continue;
-    out.push_back(make_probe("storage.jitter " + spec.path, live,
-                             seconds_ms(storage.jitter.duration_s + spec.timeout_s) +
-                                 kCleanupAllowance,
-                             [ctx, i](Clock::time_point kill_at) {
-                               return run_jitter_probe(*ctx, ctx->profile->storage.mounts[i], kill_at);
-                             }));
+    out.push_back(
+        make_probe("storage.jitter " + spec.path, live,
+                   seconds_ms(storage.jitter.duration_s + spec.timeout_s) + kCleanupAllowance,
+                   [ctx, i](Clock::time_point kill_at) {
+                     return run_jitter_probe(*ctx, ctx->profile->storage.mounts[i], kill_at);
+                   }));
   }
   return out;
 }

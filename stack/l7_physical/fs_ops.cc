@@ -46,7 +46,9 @@ void check_close(Fd& f, const std::string& path, const StepFn& step) {
 }  // namespace
 
 IoError::IoError(std::string op, std::string path, int err)
-    : std::runtime_error(describe(op, path, err)), op_(std::move(op)), path_(std::move(path)),
+    : std::runtime_error(describe(op, path, err)),
+      op_(std::move(op)),
+      path_(std::move(path)),
       err_(err) {}
 
 std::string errno_name(int err) {
@@ -110,7 +112,8 @@ RoundTrip rw_round_trip(const std::string& file, std::size_t bytes, const StepFn
       if (n == 0) throw IoError("read (short file)", file, EIO);
       off += static_cast<std::size_t>(n);
     }
-    if (back != pattern) throw IoError("compare (read back differs from what was written)", file, EIO);
+    if (back != pattern)
+      throw IoError("compare (read back differs from what was written)", file, EIO);
     check_close(r, file, step);
     step("unlink " + file);
     created = false;

@@ -24,9 +24,9 @@ namespace hn::stack::physical {
 class IoError : public std::runtime_error {
  public:
   IoError(std::string op, std::string path, int err);
-  const std::string& op() const { return op_; }      // "fsync", "open(O_CREAT|O_EXCL)"
+  const std::string& op() const { return op_; }  // "fsync", "open(O_CREAT|O_EXCL)"
   const std::string& path() const { return path_; }
-  int error() const { return err_; }                  // errno
+  int error() const { return err_; }  // errno
 
  private:
   std::string op_, path_;

@@ -69,10 +69,13 @@ struct Phase {
   std::atomic<bool>& stop;
 
   bool running() const { return !stop.load(std::memory_order_relaxed) && Clock::now() < deadline; }
-  std::string file(const char* what, int t) const { return dir + "/" + what + "-" + std::to_string(t); }
+  std::string file(const char* what, int t) const {
+    return dir + "/" + what + "-" + std::to_string(t);
+  }
 };
 
-void full_pwrite(int fd, const char* buf, std::size_t n, std::uint64_t off, const std::string& path) {
+void full_pwrite(int fd, const char* buf, std::size_t n, std::uint64_t off,
+                 const std::string& path) {
   for (std::size_t done = 0; done < n;) {
     ssize_t r = ::pwrite(fd, buf + done, n - done, static_cast<off_t>(off + done));
     if (r < 0 && errno == EINTR) continue;
@@ -82,7 +85,8 @@ void full_pwrite(int fd, const char* buf, std::size_t n, std::uint64_t off, cons
 }
 
 // Returns bytes read (short only at end of file).
-std::size_t full_pread(int fd, char* buf, std::size_t n, std::uint64_t off, const std::string& path) {
+std::size_t full_pread(int fd, char* buf, std::size_t n, std::uint64_t off,
+                       const std::string& path) {
   std::size_t done = 0;
   while (done < n) {
     ssize_t r = ::pread(fd, buf + done, n - done, static_cast<off_t>(off + done));
@@ -134,7 +138,9 @@ std::size_t read_at(int fd, bool& direct, char* buf, std::size_t n, std::uint64_
   }
 }
 
-void drop_cache(int fd) { ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); }
+void drop_cache(int fd) {
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
 
 void sync_write(const Phase& ph, int t, ThreadOut& out) {
   const std::uint64_t block = ph.cfg.block_bytes;
@@ -225,8 +231,8 @@ void metadata(const Phase& ph, int t, ThreadOut& out) {
 
 void checkpoint(const Phase& ph, int t, ThreadOut& out, Clock::time_point write_deadline) {
   const std::string path = ph.file("checkpoint", t);
-  std::uint64_t shard = std::min(ph.cfg.checkpoint_bytes / static_cast<std::uint64_t>(ph.cfg.threads),
-                                   ph.bytes_per_thread);
+  std::uint64_t shard = std::min(
+      ph.cfg.checkpoint_bytes / static_cast<std::uint64_t>(ph.cfg.threads), ph.bytes_per_thread);
   shard = std::max<std::uint64_t>(shard / kAlign, 1) * kAlign;
   Fd w, r;
   w.fd = open_or_throw(path, O_WRONLY | O_CREAT | O_EXCL, "open(O_CREAT|O_EXCL)");
@@ -311,17 +317,21 @@ std::string phase_step(Workload w, const WorkloadConfig& c, const std::string& d
 
 std::string_view to_string(Workload w) {
   switch (w) {
-    case Workload::kSyncWrite: return "sync_write";
-    case Workload::kRandomRead: return "random_read";
-    case Workload::kMetadata: return "metadata";
-    case Workload::kCheckpoint: return "checkpoint";
+    case Workload::kSyncWrite:
+      return "sync_write";
+    case Workload::kRandomRead:
+      return "random_read";
+    case Workload::kMetadata:
+      return "metadata";
+    case Workload::kCheckpoint:
+      return "checkpoint";
   }
   return "?";
 }
 
 Workload workload_from_string(std::string_view s) {
-  for (Workload w : {Workload::kSyncWrite, Workload::kRandomRead, Workload::kMetadata,
-                     Workload::kCheckpoint})
+  for (Workload w :
+       {Workload::kSyncWrite, Workload::kRandomRead, Workload::kMetadata, Workload::kCheckpoint})
     if (to_string(w) == s) return w;
   throw std::invalid_argument("unknown workload '" + std::string(s) +
                               "' (expected sync_write, random_read, metadata or checkpoint)");
@@ -334,7 +344,8 @@ std::vector<WorkloadResult> run_workloads(
     throw std::invalid_argument("run_workloads: threads, block and workloads must be positive");
   int writers = 0;
   for (Workload w : cfg.workloads) writers += w != Workload::kMetadata;
-  const std::uint64_t bytes_share = cfg.max_bytes / static_cast<std::uint64_t>(std::max(writers, 1));
+  const std::uint64_t bytes_share =
+      cfg.max_bytes / static_cast<std::uint64_t>(std::max(writers, 1));
   const auto time_share = std::chrono::duration_cast<Clock::duration>(
       cfg.duration / static_cast<double>(cfg.workloads.size()));
 
@@ -349,10 +360,18 @@ std::vector<WorkloadResult> run_workloads(
     auto write_deadline = start + time_share / 2;
     auto outs = fan_out(cfg.threads, stop, [&](int t, ThreadOut& o) {
       switch (w) {
-        case Workload::kSyncWrite: sync_write(ph, t, o); break;
-        case Workload::kRandomRead: random_read(ph, t, o); break;
-        case Workload::kMetadata: metadata(ph, t, o); break;
-        case Workload::kCheckpoint: checkpoint(ph, t, o, write_deadline); break;
+        case Workload::kSyncWrite:
+          sync_write(ph, t, o);
+          break;
+        case Workload::kRandomRead:
+          random_read(ph, t, o);
+          break;
+        case Workload::kMetadata:
+          metadata(ph, t, o);
+          break;
+        case Workload::kCheckpoint:
+          checkpoint(ph, t, o, write_deadline);
+          break;
       }
     });
     WorkloadResult r;

@@ -64,12 +64,12 @@ struct WorkloadConfig {
 
 struct WorkloadResult {
   Workload workload = Workload::kSyncWrite;
-  LatencyHistogram latency;   // nanoseconds, one sample per operation (see above)
+  LatencyHistogram latency;  // nanoseconds, one sample per operation (see above)
   std::uint64_t ops = 0;
   std::uint64_t bytes_written = 0, bytes_read = 0;
-  double seconds = 0;         // wall time of the workload
-  bool direct = false;        // reads used O_DIRECT
-  std::string stopped_by;     // "time", "bytes" or "done"
+  double seconds = 0;      // wall time of the workload
+  bool direct = false;     // reads used O_DIRECT
+  std::string stopped_by;  // "time", "bytes" or "done"
   // checkpoint only: MB/s with MB = 10^6 bytes; write time includes the fsync.
   double write_seconds = 0, read_seconds = 0;
   double write_mbps = 0, read_mbps = 0;

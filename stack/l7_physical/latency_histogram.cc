@@ -7,9 +7,9 @@
 namespace hn::stack::physical {
 
 namespace {
-constexpr int kSubBits = 7;                      // 128 buckets per power of two
+constexpr int kSubBits = 7;  // 128 buckets per power of two
 constexpr std::uint64_t kSub = 1ull << kSubBits;
-constexpr std::uint64_t kExact = 2 * kSub;       // 0..255 are exact
+constexpr std::uint64_t kExact = 2 * kSub;  // 0..255 are exact
 constexpr std::size_t kBuckets = kExact + (63 - kSubBits) * kSub;
 }  // namespace
 

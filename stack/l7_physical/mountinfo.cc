@@ -45,8 +45,9 @@ MountEntry parse_line(std::string_view line, const std::string& where) {
       break;
     }
   if (f.size() < 10 || dash == 0 || f.size() < dash + 3)
-    throw SourceError(where + ": not a mountinfo line (expected 'id parent major:minor root "
-                              "mount-point options [optional...] - fstype source super-options')");
+    throw SourceError(where +
+                      ": not a mountinfo line (expected 'id parent major:minor root "
+                      "mount-point options [optional...] - fstype source super-options')");
   MountEntry m;
   m.mount_id = parse_id(f[0], where, "mount id");
   m.parent_id = parse_id(f[1], where, "parent id");
@@ -85,7 +86,8 @@ std::string unescape_mount_field(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 3 < s.size() && is_octal(s[i + 1]) && is_octal(s[i + 2]) &&
         is_octal(s[i + 3])) {
-      out += static_cast<char>(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) | (s[i + 3] - '0'));
+      out +=
+          static_cast<char>(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) | (s[i + 3] - '0'));
       i += 3;
       continue;
     }

@@ -63,8 +63,8 @@ TEST_CASE("a worker that blocks is killed at the deadline, naming the step") {
 }
 
 TEST_CASE("a worker that throws or dies is a failure with the reason") {
-  auto thrown = run_supervised([](WorkerChannel&) { throw std::runtime_error("boom"); },
-                               Clock::now() + 10s);
+  auto thrown =
+      run_supervised([](WorkerChannel&) { throw std::runtime_error("boom"); }, Clock::now() + 10s);
   CHECK(thrown.end == End::kFailed);
   CHECK(thrown.failure == "boom");
   auto crashed = run_supervised([](WorkerChannel&) { abort(); }, Clock::now() + 10s);

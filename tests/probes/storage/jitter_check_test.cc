@@ -35,17 +35,17 @@ const reports::Finding& get(const std::vector<reports::Finding>& fs, const std::
 TEST_CASE("percentile limits give PASS, WARN and FAIL with the measured values") {
   JitterSpec j;  // defaults: warn p99 20 / p99.9 50, fail p99 100 / p99.9 500
   struct Case {
-    int slow;           // of 1000 samples; the rest take 1 ms
+    int slow;  // of 1000 samples; the rest take 1 ms
     double slow_ms;
     Status p99, p999;
   };
   auto c = GENERATE(Case{0, 0, Status::kPass, Status::kPass},
-                    Case{5, 40, Status::kPass, Status::kPass},      // p99 1 ms, p99.9 40 ms
-                    Case{20, 40, Status::kWarn, Status::kPass},     // p99 40 ms
-                    Case{20, 200, Status::kFail, Status::kWarn},    // 200 ms
-                    Case{2, 1000, Status::kPass, Status::kFail});   // p99.9 1 s
-  auto fs = storage::workload_findings("/mnt/s", j, result(Workload::kSyncWrite, 1000 - c.slow, 1,
-                                                           c.slow, c.slow_ms));
+                    Case{5, 40, Status::kPass, Status::kPass},     // p99 1 ms, p99.9 40 ms
+                    Case{20, 40, Status::kWarn, Status::kPass},    // p99 40 ms
+                    Case{20, 200, Status::kFail, Status::kWarn},   // 200 ms
+                    Case{2, 1000, Status::kPass, Status::kFail});  // p99.9 1 s
+  auto fs = storage::workload_findings(
+      "/mnt/s", j, result(Workload::kSyncWrite, 1000 - c.slow, 1, c.slow, c.slow_ms));
   REQUIRE(fs.size() == 3);  // summary + p99 + p99.9
   CHECK(fs[0].code == "STOR-JITTER-LATENCY");
   CHECK(fs[0].entity == "/mnt/s sync_write");
@@ -85,7 +85,8 @@ TEST_CASE("every configured statistic gets a finding, tail ratio included") {
 }
 
 TEST_CASE("no completed operation is a WARN, not a division by zero") {
-  auto fs = storage::workload_findings("/m", JitterSpec{}, result(Workload::kRandomRead, 0, 0, 0, 0));
+  auto fs =
+      storage::workload_findings("/m", JitterSpec{}, result(Workload::kRandomRead, 0, 0, 0, 0));
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].status == Status::kWarn);
   CHECK(fs[0].code == "STOR-JITTER-LATENCY");
@@ -109,8 +110,9 @@ TEST_CASE("checkpoint throughput against minimums and the save/load estimate") {
   CHECK(est.status == Status::kPass);
   CHECK(est.metrics.at("save").value == Approx(10.0 * (1ull << 30) / 100e6));
   CHECK(est.metrics.at("load").value == Approx(10.0 * (1ull << 30) / 200e6));
-  CHECK(est.message == "a 10.0 GiB checkpoint on /m would save in about 107 s and load in about "
-                       "53.7 s (measured 100 MB/s write, 200 MB/s read)");
+  CHECK(est.message ==
+        "a 10.0 GiB checkpoint on /m would save in about 107 s and load in about "
+        "53.7 s (measured 100 MB/s write, 200 MB/s read)");
   r.write_mbps = 0;
   CHECK(get(storage::workload_findings("/m", j, r), "STOR-CHECKPOINT-ESTIMATE").status ==
         Status::kSkip);

@@ -53,8 +53,9 @@ TEST_CASE("a mount that matches the profile passes type, options and source") {
   }
   CHECK(fs[0].code == "STOR-MOUNT-PRESENT");
   CHECK(fs[0].evidence.at("fstype") == "nfs4");
-  CHECK(fs[0].message == "/mnt/shared data is on the nfs4 mount of filer:/export/train set at "
-                         "/mnt/shared data");
+  CHECK(fs[0].message ==
+        "/mnt/shared data is on the nfs4 mount of filer:/export/train set at "
+        "/mnt/shared data");
 }
 
 TEST_CASE("wrong type, options and source each FAIL with what was seen") {

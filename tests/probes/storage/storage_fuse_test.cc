@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <fcntl.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -67,8 +67,9 @@ std::shared_ptr<probes::NodeContext> context(const std::string& yaml) {
 std::vector<Finding> mount_checks(const probes::NodeContext& ctx) {
   const auto& spec = ctx.profile->storage.mounts.at(0);
   return probes::storage::run_mount_probe(
-      ctx, spec, Clock::now() + std::chrono::milliseconds(static_cast<int>(spec.timeout_s * 1000)) +
-                     probes::storage::kCleanupAllowance);
+      ctx, spec,
+      Clock::now() + std::chrono::milliseconds(static_cast<int>(spec.timeout_s * 1000)) +
+          probes::storage::kCleanupAllowance);
 }
 
 std::vector<Finding> jitter_run(const probes::NodeContext& ctx) {
@@ -110,9 +111,9 @@ TEST_CASE("a clean FUSE mount passes every mount and jitter check and is left cl
       "warn: {p99_ms: 1000, p999_ms: 2000}, fail: {p99_ms: 5000, p999_ms: 10000}"));
   auto found = mount_checks(*ctx);
   INFO(dump(found));
-  for (const char* code : {"STOR-MOUNT-PRESENT", "STOR-MOUNT-FSTYPE", "STOR-MOUNT-OPTIONS",
-                           "STOR-MOUNT-SOURCE", "STOR-MOUNT-FREE-SPACE", "STOR-MOUNT-FREE-INODES",
-                           "STOR-MOUNT-RW"}) {
+  for (const char* code :
+       {"STOR-MOUNT-PRESENT", "STOR-MOUNT-FSTYPE", "STOR-MOUNT-OPTIONS", "STOR-MOUNT-SOURCE",
+        "STOR-MOUNT-FREE-SPACE", "STOR-MOUNT-FREE-INODES", "STOR-MOUNT-RW"}) {
     const Finding* f = find(found, code);
     INFO(code);
     REQUIRE(f);
@@ -140,8 +141,8 @@ TEST_CASE("injected tail latency raises the reported p99 and p99.9 to the inject
   FaultFsMount fs;
   // Every 20th fsync takes 40 ms more: 5% of the samples are slow.
   fs.control("delay slow_fraction=0.05 slow_us=40000 ops=fsync");
-  auto ctx = context(profile_yaml(fs.path(), {},
-                                  std::string("duration_s: 2, workloads: [sync_write], sync: ") + sync));
+  auto ctx = context(profile_yaml(
+      fs.path(), {}, std::string("duration_s: 2, workloads: [sync_write], sync: ") + sync));
   auto jitter = jitter_run(*ctx);
   INFO(sync << "\n" << dump(jitter));
   const Finding* sum = find(jitter, "STOR-JITTER-LATENCY");
@@ -182,8 +183,8 @@ TEST_CASE("a hung mount is a FAIL naming the call, and hnprecheck ends on time")
     if (f["code"] != "STOR-MOUNT-HUNG") continue;
     ++hung;
     CHECK(f["status"] == "FAIL");
-    CHECK_THAT(f["message"].get<std::string>(),
-               Catch::Contains(fs.path() + " is hung: ") && Catch::Contains("did not return within"));
+    CHECK_THAT(f["message"].get<std::string>(), Catch::Contains(fs.path() + " is hung: ") &&
+                                                    Catch::Contains("did not return within"));
   }
   CHECK(hung == 2);  // storage.mount and storage.jitter
 }
@@ -294,7 +295,7 @@ TEST_CASE("a jitter run killed from outside leaves no files on the mount") {
   }
   REQUIRE(started);
   std::this_thread::sleep_for(300ms);  // well inside a workload
-  kill(pid, SIGKILL);                   // hnprecheck itself, as a Prolog timeout would
+  kill(pid, SIGKILL);                  // hnprecheck itself, as a Prolog timeout would
   waitpid(pid, nullptr, 0);
   bool clean = false;
   for (auto until = Clock::now() + 5s; !clean && Clock::now() < until;) {

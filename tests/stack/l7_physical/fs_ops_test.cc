@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 std::vector<std::string> steps;
-void record(std::string_view s) { steps.emplace_back(s); }
+void record(std::string_view s) {
+  steps.emplace_back(s);
+}
 
 pid_t dead_pid() {
   pid_t p = fork();
@@ -82,8 +84,9 @@ TEST_CASE("scratch names carry host and pid and parse back") {
   CHECK(o.pid == 4242);
   CHECK(n != scratch_name("gpu-node-17.example", 4242));
   CHECK(scratch_name("a/b", 1).find('/') == std::string::npos);
-  for (const char* bad : {"", ".hnprecheck-", ".hnprecheck-h-12-xyz", ".hnprecheck-h-x-0123456789abcdef",
-                          "other-h-12-0123456789abcdef", ".hnprecheck-12-0123456789abcdef"})
+  for (const char* bad :
+       {"", ".hnprecheck-", ".hnprecheck-h-12-xyz", ".hnprecheck-h-x-0123456789abcdef",
+        "other-h-12-0123456789abcdef", ".hnprecheck-12-0123456789abcdef"})
     CHECK_FALSE(parse_scratch_name(bad, o));
 }
 

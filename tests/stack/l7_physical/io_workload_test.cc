@@ -12,7 +12,9 @@ using namespace hn::stack::physical;
 namespace fs = std::filesystem;
 
 namespace {
-bool empty_dir(const std::string& p) { return fs::is_empty(p); }
+bool empty_dir(const std::string& p) {
+  return fs::is_empty(p);
+}
 void no_step(std::string_view) {}
 }  // namespace
 

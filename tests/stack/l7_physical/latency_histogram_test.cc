@@ -23,7 +23,8 @@ TEST_CASE("bucket arithmetic is contiguous and within the error bound") {
   for (size_t i = 0; i < 256 + 56 * 128; ++i) {
     INFO("bucket " << i);
     REQUIRE(LatencyHistogram::bucket_low(i) == expect_low);
-    if (i >= 256) REQUIRE(LatencyHistogram::bucket_width(i) * 128 <= LatencyHistogram::bucket_low(i));
+    if (i >= 256)
+      REQUIRE(LatencyHistogram::bucket_width(i) * 128 <= LatencyHistogram::bucket_low(i));
     if (i + 1 < 256 + 56 * 128) expect_low += LatencyHistogram::bucket_width(i);
   }
   for (std::uint64_t v : {0ull, 1ull, 255ull, 256ull, 257ull, 511ull, 512ull, 1000000ull,
@@ -39,7 +40,7 @@ TEST_CASE("the nearest rank is exact where p * n is an integer") {
   for (int i = 0; i < 999; ++i) h.record(1'000'000);  // 999 x 1 ms, then one 100 ms
   h.record(100'000'000);
   CHECK(h.percentile(99.9) == Approx(1'000'000).epsilon(0.004));  // rank 999, not 1000
-  CHECK(h.percentile(99.91) == 100'000'000);                       // rank 1000
+  CHECK(h.percentile(99.91) == 100'000'000);                      // rank 1000
   CHECK(h.percentile(100) == 100'000'000);
 }
 

@@ -14,7 +14,8 @@ TEST_CASE("the mount table round-trips through YAML, escapes and all") {
   auto mounts = parse_mountinfo(hn::test::read_file(path), path);
   YAML::Emitter out;
   out << mounts_to_yaml(mounts);
-  auto back = mounts_from_yaml(hn::compat::load_yaml_text(out.c_str(), "s.yaml"), "s.yaml", "storage");
+  auto back =
+      mounts_from_yaml(hn::compat::load_yaml_text(out.c_str(), "s.yaml"), "s.yaml", "storage");
   CHECK(back == mounts);
   auto live = make_live_storage_source()->mounts();
   YAML::Emitter out2;

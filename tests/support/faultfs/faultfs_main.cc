@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   hn::test::faultfs::mem_fs_configure(&faults, max_bytes);
   int listener = listen_on(control);
   if (listener < 0) {
-    std::fprintf(stderr, "faultfs: cannot listen on %s: %s\n", control.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "faultfs: cannot listen on %s: %s\n", control.c_str(),
+                 std::strerror(errno));
     return 1;
   }
 

@@ -49,7 +49,9 @@ std::string fuse_device(const std::string& point) {
   return found;
 }
 
-std::string faultfs_binary() { return HN_FAULTFS_BINARY; }
+std::string faultfs_binary() {
+  return HN_FAULTFS_BINARY;
+}
 
 }  // namespace
 
@@ -72,7 +74,8 @@ FaultFsMount::FaultFsMount(const std::vector<std::string>& options) {
   mkdir(mount_point_.c_str(), 0755);
   std::string opts = "fsname=faultfs,subtype=faultfs";
   for (const auto& o : options) opts += "," + o;
-  std::vector<std::string> argv = {faultfs_binary(), "--control", socket_, mount_point_, "-o", opts};
+  std::vector<std::string> argv = {faultfs_binary(), "--control", socket_,
+                                   mount_point_,     "-o",        opts};
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -112,7 +115,9 @@ FaultFsMount::FaultFsMount(const std::vector<std::string>& options) {
                            (why.empty() ? "timed out" : why));
 }
 
-FaultFsMount::~FaultFsMount() { teardown(); }
+FaultFsMount::~FaultFsMount() {
+  teardown();
+}
 
 std::string FaultFsMount::control(const std::string& command) const {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

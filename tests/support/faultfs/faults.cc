@@ -9,8 +9,8 @@
 namespace hn::test::faultfs {
 
 const char* op_name(Op op) {
-  static const char* kNames[] = {"getattr", "readdir", "mkdir",   "rmdir",    "create", "open",
-                                 "read",    "write",   "fsync",   "flush",    "release", "unlink",
+  static const char* kNames[] = {"getattr", "readdir",  "mkdir",  "rmdir",   "create",  "open",
+                                 "read",    "write",    "fsync",  "flush",   "release", "unlink",
                                  "rename",  "truncate", "statfs", "utimens", "other"};
   return kNames[static_cast<size_t>(op)];
 }
@@ -103,9 +103,12 @@ std::string Faults::command(const std::string& line) {
       if (eq == std::string::npos) return "error expected key=value, got '" + a + "'";
       std::string k = a.substr(0, eq), v = a.substr(eq + 1);
       try {
-        if (k == "base_us") base = std::stoull(v);
-        else if (k == "slow_us") slow = std::stoull(v);
-        else if (k == "slow_fraction") fraction = std::stod(v);
+        if (k == "base_us")
+          base = std::stoull(v);
+        else if (k == "slow_us")
+          slow = std::stoull(v);
+        else if (k == "slow_fraction")
+          fraction = std::stod(v);
         else if (k == "ops") {
           if (!parse_ops(v, ops)) return "error bad ops list '" + v + "'";
         } else {

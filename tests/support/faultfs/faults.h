@@ -27,8 +27,24 @@
 namespace hn::test::faultfs {
 
 enum class Op {
-  kGetattr, kReaddir, kMkdir, kRmdir, kCreate, kOpen, kRead, kWrite, kFsync, kFlush,
-  kRelease, kUnlink, kRename, kTruncate, kStatfs, kUtimens, kOther, kCount
+  kGetattr,
+  kReaddir,
+  kMkdir,
+  kRmdir,
+  kCreate,
+  kOpen,
+  kRead,
+  kWrite,
+  kFsync,
+  kFlush,
+  kRelease,
+  kUnlink,
+  kRename,
+  kTruncate,
+  kStatfs,
+  kUtimens,
+  kOther,
+  kCount
 };
 const char* op_name(Op op);
 

@@ -102,10 +102,10 @@ void fill_stat(const Node& n, struct stat* st) {
   st->st_ctim = n.ctime;
 }
 
-#define GATE(op)                                  \
-  if (int gate_rc = g.faults->gate(Op::op)) {     \
-    return gate_rc;                               \
-  }                                               \
+#define GATE(op)                              \
+  if (int gate_rc = g.faults->gate(Op::op)) { \
+    return gate_rc;                           \
+  }                                           \
   std::lock_guard<std::mutex> lock(g.mu)
 
 void* fs_init(fuse_conn_info*, fuse_config* cfg) {
