@@ -170,6 +170,24 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
       error_line = line.substr(2);
     }
   };
+  // Reads what the worker has written so far, without blocking.
+  auto drain = [&] {
+    char buf[65536];
+    for (;;) {
+      ssize_t r = read(fds[0], buf, sizeof buf);
+      if (r > 0) {
+        buffer.append(buf, static_cast<size_t>(r));
+        continue;
+      }
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) eof = true;
+      break;  // EAGAIN: nothing more for now
+    }
+    for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+      handle(buffer.substr(0, nl));
+      buffer.erase(0, nl + 1);
+    }
+  };
   while (!eof) {
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) break;
@@ -180,23 +198,11 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
       interrupted = true;
       break;
     }
-    if (n <= 0 || !p[0].revents) continue;
-    char buf[65536];
-    for (;;) {
-      ssize_t r = read(fds[0], buf, sizeof buf);
-      if (r > 0) {
-        buffer.append(buf, static_cast<size_t>(r));
-        continue;
-      }
-      if (r < 0 && (errno == EAGAIN || errno == EINTR)) break;
-      eof = true;
-      break;
-    }
-    for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-      handle(buffer.substr(0, nl));
-      buffer.erase(0, nl + 1);
-    }
+    if (n > 0 && p[0].revents) drain();
   }
+  // Whatever the worker said before the deadline or the signal still counts
+  // (the step that hung, findings made just before).
+  if (!eof) drain();
   close(fds[0]);
 
   int status = 0;

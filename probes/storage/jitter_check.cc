@@ -62,7 +62,7 @@ void latency_metrics(const physical::WorkloadResult& r, Finding& f) {
   f.metrics["p50"] = {h.percentile(50) / 1e6, "ms"};
   f.metrics["p90"] = {h.percentile(90) / 1e6, "ms"};
   f.metrics["p99"] = {h.percentile(99) / 1e6, "ms"};
-  f.metrics["p99.9"] = {h.percentile(99.9) / 1e6, "ms"};
+  f.metrics["p999"] = {h.percentile(99.9) / 1e6, "ms"};
   f.metrics["max"] = {h.max() / 1e6, "ms"};
   f.metrics["mean"] = {h.mean() / 1e6, "ms"};
   double p50 = static_cast<double>(h.percentile(50));
@@ -214,8 +214,16 @@ void run_jitter_live(const MountSpec& spec, const JitterSpec& jitter,
       return skip(spec.path +
                   " is not a mount point (see STOR-MOUNT-PRESENT); the file system "
                   "below it is not measured");
-    std::string probe_dir =
-        spec.probe_dir == spec.path ? resolved : physical::resolve_path(spec.probe_dir, step);
+    std::string probe_dir = resolved;
+    if (spec.probe_dir != spec.path) {
+      try {
+        probe_dir = physical::resolve_path(spec.probe_dir, step);
+      } catch (const physical::IoError& e) {
+        if (e.error() == ESTALE || e.error() == EIO) throw;
+        return skip("the probe directory " + spec.probe_dir + " cannot be resolved: " +
+                    physical::errno_name(e.error()) + " (see STOR-MOUNT-RW)");
+      }
+    }
     if (physical::covering_mount(mounts, probe_dir) != m)
       return skip(spec.probe_dir + " is not on the mount at " + m->mount_point +
                   " (see STOR-PROBE-DIR)");

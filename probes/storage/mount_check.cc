@@ -184,8 +184,23 @@ void check_mount_live(const MountSpec& spec, const physical::StorageSource& sour
     const auto mounts = source.mounts();
     const physical::MountEntry* m = judge_mount(spec, resolved, mounts, out);
     if (!m) return;
-    std::string probe_dir =
-        spec.probe_dir == spec.path ? resolved : physical::resolve_path(spec.probe_dir, step);
+    std::string probe_dir = resolved;
+    if (spec.probe_dir != spec.path) {
+      try {
+        probe_dir = physical::resolve_path(spec.probe_dir, step);
+      } catch (const physical::IoError& e) {
+        if (e.error() == ESTALE || e.error() == EIO) throw;
+        out.emit(make_finding(
+            "STOR-MOUNT-RW", Status::kFail, spec.path,
+            {{"path", spec.path},
+             {"probe_dir", spec.probe_dir},
+             {"flag", physical::is_read_only(*m) ? "ro" : "rw"},
+             {"op", "realpath " + spec.probe_dir},
+             {"errno_name", physical::errno_name(e.error())},
+             {"error", physical::errno_name(e.error()) + " (" + std::strerror(e.error()) + ")"}}));
+        return;
+      }
+    }
     const physical::MountEntry* pm = physical::covering_mount(mounts, probe_dir);
     if (pm != m) {
       out.emit(make_finding("STOR-PROBE-DIR", Status::kFail, spec.path,

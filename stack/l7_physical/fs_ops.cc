@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 
 namespace hn::stack::physical {
@@ -184,7 +185,8 @@ void remove_scratch(const std::string& path, const StepFn& step) {
 }
 
 std::vector<std::string> remove_stale_scratch(const std::string& dir, const std::string& host,
-                                              const StepFn& step, std::size_t max_entries) {
+                                              const StepFn& step, std::chrono::seconds min_age,
+                                              std::size_t max_entries) {
   step("list " + dir);
   DIR* d = ::opendir(dir.c_str());
   if (!d) throw IoError("opendir", dir, errno);
@@ -202,8 +204,18 @@ std::vector<std::string> remove_stale_scratch(const std::string& dir, const std:
     stale.emplace_back(e->d_name);
   }
   ::closedir(d);
-  for (const auto& n : stale) remove_scratch(dir + "/" + n, step);
-  return stale;
+  std::vector<std::string> removed;
+  const std::time_t now = std::time(nullptr);
+  for (const auto& n : stale) {
+    const std::string path = dir + "/" + n;
+    struct stat st {};
+    step("lstat " + path);
+    if (::lstat(path.c_str(), &st) != 0) continue;  // gone already
+    if (now - st.st_mtime < min_age.count()) continue;
+    remove_scratch(path, step);
+    removed.push_back(n);
+  }
+  return removed;
 }
 
 }  // namespace hn::stack::physical

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -74,10 +75,14 @@ bool parse_scratch_name(std::string_view name, ScratchOwner& owner);
 void remove_scratch(const std::string& path, const StepFn& step);
 
 // Removes scratch entries in `dir` left by runs on `host` whose process no
-// longer exists (a worker SIGKILLed on a hung mount). Looks at no more than
-// `max_entries` directory entries so a huge directory stays cheap. Returns
-// the names it removed; throws IoError when `dir` cannot be read.
-std::vector<std::string> remove_stale_scratch(const std::string& dir, const std::string& host,
-                                              const StepFn& step, std::size_t max_entries = 4096);
+// longer exists (a run SIGKILLed on a hung mount) and that have not changed
+// for min_age: a live run in another PID namespace on the same host (two
+// hostNetwork pods) looks dead by pid but keeps its directory fresh. Looks at
+// no more than `max_entries` directory entries so a huge directory stays
+// cheap. Returns the names it removed; throws IoError when `dir` cannot be
+// read.
+std::vector<std::string> remove_stale_scratch(
+    const std::string& dir, const std::string& host, const StepFn& step,
+    std::chrono::seconds min_age = std::chrono::minutes(10), std::size_t max_entries = 4096);
 
 }  // namespace hn::stack::physical

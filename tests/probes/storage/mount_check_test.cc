@@ -166,6 +166,16 @@ TEST_CASE("live checks on a local directory: capacity, round trip, path and prob
   CHECK(missing.findings[0].code == "STOR-PATH-MISSING");
   CHECK_THAT(missing.findings[0].message, Catch::Contains("ENOENT"));
 
+  storage::CollectingChannel no_probe_dir;
+  s.mountpoint = false;
+  s.probe_dir = dir.path() + "/not-created";
+  storage::check_mount_live(s, *source, "host", "x", no_probe_dir);
+  const auto* rw_missing = find(no_probe_dir.findings, "STOR-MOUNT-RW");
+  REQUIRE(rw_missing);
+  CHECK(rw_missing->status == Status::kFail);
+  CHECK(rw_missing->evidence.at("errno_name") == "ENOENT");
+  CHECK_FALSE(find(no_probe_dir.findings, "STOR-PATH-MISSING"));
+
   storage::CollectingChannel elsewhere;
   s.mountpoint = false;
   s.probe_dir = "/proc";

@@ -103,7 +103,11 @@ TEST_CASE("stale scratch of dead runs on this host is removed, nothing else") {
   fs::create_directory(alive);
   fs::create_directory(other_host);
   dir.write("user-data", "keep");
-  auto removed = remove_stale_scratch(dir.path(), "here", record);
+  // Fresh entries are never taken: a live run in another PID namespace
+  // looks dead by pid but keeps its directory fresh.
+  CHECK(remove_stale_scratch(dir.path(), "here", record).empty());
+  CHECK(fs::exists(stale_dir));
+  auto removed = remove_stale_scratch(dir.path(), "here", record, std::chrono::seconds(0));
   CHECK(removed.size() == 2);
   CHECK_FALSE(fs::exists(stale_dir));
   CHECK_FALSE(fs::exists(stale_file));
@@ -111,6 +115,11 @@ TEST_CASE("stale scratch of dead runs on this host is removed, nothing else") {
   CHECK(fs::exists(other_host));
   CHECK(fs::exists(dir.path() + "/user-data"));
   CHECK_THROWS_AS(remove_stale_scratch(dir.path() + "/missing", "here", record), IoError);
+  // An old one goes with the default age.
+  std::string old = dir.path() + "/" + scratch_name("here", dead);
+  fs::create_directory(old);
+  fs::last_write_time(old, fs::file_time_type::clock::now() - std::chrono::hours(1));
+  CHECK(remove_stale_scratch(dir.path(), "here", record).size() == 1);
   remove_scratch(alive, record);
   CHECK_FALSE(fs::exists(alive));
   remove_scratch(alive, record);  // already gone is fine
