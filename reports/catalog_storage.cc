@@ -60,8 +60,7 @@ constexpr CatalogEntry kEntries[] = {
      "{min_inodes}",
      "Remove small files on {path} (logs, shards of finished jobs) or raise the inode quota."},
     {"STOR-MOUNT-HUNG", Layer::kL7, "mount answers", "{path} answered within {deadline_ms} ms",
-     "{path} is hung: {op} did not return within {deadline_ms} ms; the checking process was "
-     "killed",
+     "{path} is hung: {op} did not finish; the check was killed after {deadline_ms} ms",
      "The server behind {path} does not answer. Check it (NFS server, FUSE daemon, network of "
      "the storage plane) and keep jobs off this node until it does; `umount -l {path}` "
      "detaches a dead mount, and /proc/<pid>/stack of stuck processes shows where they wait."},
@@ -80,8 +79,8 @@ constexpr CatalogEntry kEntries[] = {
      "options; the error name says what the kernel refused."},
     {"STOR-CLEANUP", Layer::kL7, "test files removed", "removed the test files {leftover}",
      "could not remove {leftover}: {error}",
-     "Remove it by hand once {path} answers again; the next hnprecheck run on this node also "
-     "removes leftovers of runs that were killed."},
+     "Remove it by hand once {path} answers again; a later hnprecheck run on this node removes "
+     "it too once it is 10 minutes old."},
     {"STOR-JITTER-LATENCY", Layer::kL7, "storage I/O latency measured",
      "{workload} on {path}: {samples} samples in {seconds} s, p50 {p50_ms} ms, p90 {p90_ms} ms, "
      "p99 {p99_ms} ms, p99.9 {p999_ms} ms, max {max_ms} ms, tail ratio {tail_ratio}",
