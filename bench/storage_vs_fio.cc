@@ -128,11 +128,10 @@ std::map<std::string, Sample> ours(const std::string& dir, const std::string& wo
   if (workload == "sync_write" || workload == "random_read") {
     Sample s;
     pct(r.latency, s);
-    // Throughput over the timed calls only: random_read's phase also writes
-    // its file first, which fio does before its clock starts.
-    double busy_s = r.latency.mean() * static_cast<double>(r.latency.count()) / 1e9;
-    double bytes = workload == "sync_write" ? r.bytes_written : r.bytes_read;
-    s.mbps = bytes / std::max(workload == "sync_write" ? r.seconds : busy_s, 1e-9) / 1e6;
+    // Throughput over the loop only: random_read's phase also writes its
+    // file first, which fio does before its clock starts.
+    s.mbps = workload == "sync_write" ? r.bytes_written / std::max(r.seconds, 1e-9) / 1e6
+                                      : r.bytes_read / std::max(r.read_seconds, 1e-9) / 1e6;
     out[workload] = s;
   } else {
     // One histogram holds both halves' 1 MiB calls, so only throughput is

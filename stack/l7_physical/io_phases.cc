@@ -154,18 +154,21 @@ void random_read(const Phase& ph, int t, ThreadOut& out) {
   r.fd = open_reader(path, ph.cfg.try_direct && block % kAlign == 0, direct);
   unlink_or_throw(path);
   Buffer chunk(std::min<std::uint64_t>(kChunk, size));
+  auto w0 = Clock::now();
   for (std::uint64_t off = 0; off < size && ph.running(); off += chunk.size) {
     std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size, size - off));
     full_pwrite(w.fd, chunk.data.get(), n, off, path);
     out.written += n;
   }
   if (::fsync(w.fd) != 0) throw IoError("fsync", path, errno);
+  out.write_seconds = std::chrono::duration<double>(Clock::now() - w0).count();
   if (!direct) drop_cache(r.fd);
   out.direct = direct;
   const std::uint64_t blocks = out.written / block;
   if (blocks == 0) return;  // the time share ran out while writing the file
   std::mt19937_64 rng(std::random_device{}() ^ static_cast<std::uint64_t>(t));
   Buffer buf(block);
+  auto r0 = Clock::now();
   while (ph.running()) {
     std::uint64_t off = (rng() % blocks) * block;
     auto t0 = Clock::now();
@@ -175,6 +178,7 @@ void random_read(const Phase& ph, int t, ThreadOut& out) {
     ++out.ops;
     out.read += n;
   }
+  out.read_seconds = std::chrono::duration<double>(Clock::now() - r0).count();
   out.direct = direct;  // a refused O_DIRECT read fell back to the page cache
 }
 

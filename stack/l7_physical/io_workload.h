@@ -70,8 +70,10 @@ struct WorkloadResult {
   double seconds = 0;      // wall time of the workload
   bool direct = false;     // reads used O_DIRECT
   std::string stopped_by;  // "time", "bytes" or "done"
-  // checkpoint only: MB/s with MB = 10^6 bytes; write time includes the fsync.
+  // checkpoint: its write half (including the fsync) and read half;
+  // random_read: writing its file, and the read loop.
   double write_seconds = 0, read_seconds = 0;
+  // checkpoint only: MB/s with MB = 10^6 bytes; write time includes the fsync.
   double write_mbps = 0, read_mbps = 0;
 };
 

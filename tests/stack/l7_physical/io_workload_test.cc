@@ -43,6 +43,7 @@ TEST_CASE("every workload runs, records one sample per operation and cleans up")
   }
   CHECK(results[0].bytes_written == results[0].ops * c.block_bytes);
   CHECK(results[1].bytes_read == results[1].ops * c.block_bytes);
+  CHECK(results[1].write_seconds + results[1].read_seconds <= results[1].seconds);
   CHECK(results[2].ops % 3 == 0);
   const auto& ck = results[3];
   CHECK(ck.bytes_written > 0);
