@@ -6,9 +6,11 @@ namespace hn::stack::physical {
 
 namespace {
 
+// Option lists stay on one line: [rw, nosuid, relatime].
 YAML::Node list(const std::vector<std::string>& items) {
   YAML::Node n(YAML::NodeType::Sequence);
   for (const auto& s : items) n.push_back(s);
+  n.SetStyle(YAML::EmitterStyle::Flow);
   return n;
 }
 
