@@ -15,4 +15,6 @@ pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 if(HN_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)
   include(Catch)
+  # Only the faultfs test file system needs it; without it the fuse tests skip.
+  pkg_check_modules(FUSE3 IMPORTED_TARGET fuse3)
 endif()

@@ -5,6 +5,7 @@
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/cached_source.h"
 #include "stack/l7_physical/source.h"
+#include "stack/l7_physical/storage_source.h"
 
 namespace hn::preflight {
 
@@ -16,6 +17,7 @@ probes::NodeSources open_live_sources() {
   s.physical = stack::physical::make_cached_source(stack::physical::make_live_source());
   s.netplane =
       stack::netplane::make_cached_netplane_source(stack::netplane::make_live_netplane_source());
+  s.storage = stack::physical::make_live_storage_source();
   s.hostname = local_hostname();
   s.live = true;
   return s;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,11 +97,12 @@ void write_all(int fd, const std::string& s) {
 }
 
 // Runs in the forked child: findings as a JSON array, or {"error": "..."}.
-[[noreturn]] void child_main(const probes::Probe& p, int fd) {
+[[noreturn]] void child_main(const probes::Probe& p, int fd, Clock::time_point kill_at) {
   std::string out;
   try {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& f : p.run()) arr.push_back(reports::finding_to_json(f));
+    for (const auto& f : p.run_until ? p.run_until(kill_at) : p.run())
+      arr.push_back(reports::finding_to_json(f));
     out = arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (const std::exception& e) {
     out = nlohmann::json{{"error", e.what()}}.dump(-1, ' ', false,
@@ -170,6 +172,7 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
       out.push_back(error_finding(p, std::string("pipe failed: ") + std::strerror(errno), 0));
       continue;
     }
+    const pid_t runner_pid = getpid();
     pid_t pid = fork();
     if (pid < 0) {
       close(fds[0]);
@@ -181,7 +184,11 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
       close(fds[0]);
       close(wake[0]);
       close(wake[1]);
-      child_main(p, fds[1]);
+      // A child probe never outlives the run: if hnprecheck itself is killed
+      // (a Prolog timeout), SIGTERM lets the probe stop its work and clean up.
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != runner_pid) _exit(0);
+      child_main(p, fds[1], pd.deadline);
     }
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);

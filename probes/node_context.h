@@ -10,12 +10,14 @@
 #include "probes/profile.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
+#include "stack/l7_physical/storage_source.h"
 
 namespace hn::probes {
 
 struct NodeSources {
   std::shared_ptr<const stack::physical::PhysicalSource> physical;
   std::shared_ptr<const stack::netplane::NetplaneSource> netplane;
+  std::shared_ptr<const stack::physical::StorageSource> storage;  // the mount table
   std::string hostname;
   bool live = true;  // false when replaying a snapshot
 };
@@ -25,6 +27,9 @@ struct NodeContext {
   NodeSources sources;
   const NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
   CommEnv env;                     // the job's communication-library settings (comm_env.h)
+  // Run the storage jitter workload even when the profile has no
+  // storage.jitter section (node --storage-jitter).
+  bool storage_jitter = false;
 };
 
 // This node's entry: the one named `requested` (throws compat::InputError if

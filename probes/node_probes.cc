@@ -6,6 +6,7 @@
 #include "probes/netplane_sysctl_probes.h"
 #include "probes/physical_probes.h"
 #include "probes/rdma_binding_probes.h"
+#include "probes/storage/storage_probes.h"
 
 namespace hn::probes {
 
@@ -38,6 +39,7 @@ std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
   out.push_back(in_process("netplane.sysctl", Layer::kL6, check_plane_sysctls, ctx));
   out.push_back(in_process("netplane.comm_env", Layer::kL6, check_comm_env, ctx));
   out.push_back(in_process("netplane.rdma", Layer::kL6, check_rdma_binding, ctx));
+  for (auto& p : storage::storage_probes(ctx)) out.push_back(std::move(p));
   return out;
 }
 

@@ -27,6 +27,12 @@ struct Probe {
   Isolation isolation = Isolation::kInProcess;
   std::chrono::milliseconds deadline{2000};
   std::function<std::vector<reports::Finding>()> run;
+  // Optional, kChild only: called in the child instead of `run`, with the
+  // moment the runner will SIGKILL it (min of deadline and the run's end).
+  // A probe that supervises its own workers uses it to stop them a margin
+  // earlier, clean up, and still report why.
+  std::function<std::vector<reports::Finding>(std::chrono::steady_clock::time_point kill_at)>
+      run_until;
 };
 
 }  // namespace hn::probes

@@ -140,6 +140,8 @@ LatencyLimits parse_limits(YamlMap m, LatencyLimits base) {
   num("p999_ms", base.p999_ms);
   num("max_ms", base.max_ms);
   num("tail_ratio", base.tail_ratio);
+  num("write_mbps", base.write_mbps);
+  num("read_mbps", base.read_mbps);
   m.finish();
   return base;
 }
@@ -185,7 +187,18 @@ JitterSpec parse_jitter(YamlMap m) {
                              "' (expected sync_write, random_read, metadata, checkpoint)");
   }
   j.checkpoint_bytes = size_field(m, "checkpoint_size", j.checkpoint_bytes);
-  if (auto v = m.opt_number("checkpoint_estimate_gib")) j.checkpoint_estimate_gib = *v;
+  if (auto v = m.opt_number("checkpoint_estimate_gib")) {
+    if (*v <= 0)
+      compat::throw_at(m.get("checkpoint_estimate_gib"), m.source(),
+                       m.field("checkpoint_estimate_gib"), "must be positive");
+    j.checkpoint_estimate_gib = *v;
+  }
+  j.read_file_bytes = size_field(m, "read_file_size", j.read_file_bytes);
+  if (j.block_bytes > (64ull << 20))
+    compat::throw_at(m.get("block"), m.source(), m.field("block"), "must be at most 64MiB");
+  if (j.read_file_bytes < j.block_bytes)
+    compat::throw_at(m.get("read_file_size"), m.source(), m.field("read_file_size"),
+                     "must be at least one block (" + std::to_string(j.block_bytes) + " bytes)");
   if (YAML::Node w = m.get("warn"); w.IsDefined()) j.warn = parse_limits(YamlMap(w, m.source(), m.field("warn")), j.warn);
   if (YAML::Node f = m.get("fail"); f.IsDefined()) j.fail = parse_limits(YamlMap(f, m.source(), m.field("fail")), j.fail);
   m.finish();
@@ -207,10 +220,21 @@ MountSpec parse_mount(const YAML::Node& node, const std::string& src, const std:
     om.finish();
   }
   s.source = m.opt_string("source").value_or("");
-  if (auto v = m.opt_number("min_free_gib")) s.min_free_gib = *v;
+  if (auto v = m.opt_number("min_free_gib")) {
+    if (*v < 0) compat::throw_at(m.get("min_free_gib"), src, m.field("min_free_gib"), "must not be negative");
+    s.min_free_gib = *v;
+  }
   if (auto v = m.opt_int("min_free_inodes", 0, INT64_MAX)) s.min_free_inodes = *v;
   s.probe_dir = m.opt_string("probe_dir").value_or(s.path);
   s.jitter = m.opt_bool("jitter").value_or(true);
+  s.mountpoint = m.opt_bool("mountpoint").value_or(true);
+  if (auto v = m.opt_number("timeout_s")) {
+    if (*v <= 0 || *v > 3600)
+      compat::throw_at(m.get("timeout_s"), src, m.field("timeout_s"), "must be in (0, 3600] seconds");
+    s.timeout_s = *v;
+  }
+  if (s.probe_dir.empty() || s.probe_dir[0] != '/')
+    compat::throw_at(m.get("probe_dir"), src, m.field("probe_dir"), "must be an absolute path");
   m.finish();
   return s;
 }

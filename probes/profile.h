@@ -35,11 +35,23 @@ struct MountSpec {
   std::optional<std::uint64_t> min_free_inodes;
   std::string probe_dir;                  // where test I/O goes; default <path>
   bool jitter = true;                     // run the jitter workload on this mount
+  bool mountpoint = true;                 // path must be a mount point (false: any directory;
+                                          // the file system holding it is checked)
+  double timeout_s = 5;                   // deadline of the mount checks (a hung mount FAILs then)
   int line = 0;
 };
 
 struct LatencyLimits {
   std::optional<double> p50_ms, p90_ms, p99_ms, p999_ms, max_ms, tail_ratio;
+  // Minimum checkpoint throughput, MB/s (10^6 bytes): below is the problem.
+  std::optional<double> write_mbps, read_mbps;
+
+  static LatencyLimits tail(double p99_ms, double p999_ms) {
+    LatencyLimits l;
+    l.p99_ms = p99_ms;
+    l.p999_ms = p999_ms;
+    return l;
+  }
 };
 
 struct JitterSpec {
@@ -51,8 +63,9 @@ struct JitterSpec {
   std::vector<std::string> workloads = {"sync_write", "random_read", "metadata", "checkpoint"};
   std::uint64_t checkpoint_bytes = 64ull << 20;   // sequential write/read size
   std::optional<double> checkpoint_estimate_gib;  // report save/load time for this size
-  LatencyLimits warn{std::nullopt, std::nullopt, 20, 50, std::nullopt, std::nullopt};
-  LatencyLimits fail{std::nullopt, std::nullopt, 100, 500, std::nullopt, std::nullopt};
+  std::uint64_t read_file_bytes = 16ull << 20;    // file the random reads address
+  LatencyLimits warn = LatencyLimits::tail(20, 50);
+  LatencyLimits fail = LatencyLimits::tail(100, 500);
 };
 
 struct StorageSpec {

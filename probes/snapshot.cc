@@ -8,6 +8,8 @@
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/snapshot_yaml.h"
 #include "stack/l7_physical/source.h"
+#include "stack/l7_physical/storage_source.h"
+#include "stack/l7_physical/storage_yaml.h"
 
 namespace hn::probes {
 
@@ -29,6 +31,7 @@ Snapshot capture_snapshot(const NodeSources& sources, const std::string& tool_ve
   s.tool_version = tool_version;
   s.physical = sources.physical->read_all();
   s.netplane = sources.netplane->read_all();
+  if (sources.storage) s.mounts = sources.storage->mounts();
   return s;
 }
 
@@ -40,6 +43,7 @@ std::string snapshot_to_yaml(const Snapshot& s) {
   root["tool_version"] = s.tool_version;
   root["physical"] = stack::physical::to_yaml(s.physical);
   root["netplane"] = stack::netplane::to_yaml(s.netplane);
+  root["storage"] = stack::physical::mounts_to_yaml(s.mounts);
   YAML::Emitter out;
   out << root;
   return std::string("# hnprecheck node snapshot\n") + out.c_str() + "\n";
@@ -59,6 +63,8 @@ Snapshot parse_snapshot(const std::string& text, const std::string& source_name)
     s.physical = stack::physical::inventory_from_yaml(p, source_name, "physical");
   if (YAML::Node n = m.get("netplane"); n.IsDefined())
     s.netplane = stack::netplane::net_state_from_yaml(n, source_name, "netplane");
+  if (YAML::Node st = m.get("storage"); st.IsDefined())
+    s.mounts = stack::physical::mounts_from_yaml(st, source_name, "storage");
   m.finish();
   return s;
 }
@@ -71,6 +77,7 @@ NodeSources sources_from_snapshot(const Snapshot& s) {
   NodeSources src;
   src.physical = stack::physical::make_snapshot_source(s.physical);
   src.netplane = stack::netplane::make_snapshot_netplane_source(s.netplane);
+  src.storage = stack::physical::make_snapshot_storage_source(s.mounts);
   src.hostname = s.hostname;
   src.live = false;
   return src;

@@ -8,6 +8,8 @@
 //   tool_version: 0.1.0
 //   physical: {...}   stack/l7_physical/snapshot_yaml.h
 //   netplane: {...}   stack/l6_netplane/snapshot_yaml.h
+//   storage: {...}    stack/l7_physical/storage_yaml.h (the mount table only:
+//                     capturing never touches a mounted file system)
 // Loading rejects unknown keys and a version other than 1 (compat::InputError).
 
 #include <string>
@@ -15,6 +17,7 @@
 #include "probes/node_context.h"
 #include "stack/l6_netplane/state.h"
 #include "stack/l7_physical/inventory.h"
+#include "stack/l7_physical/mountinfo.h"
 
 namespace hn::probes {
 
@@ -25,6 +28,7 @@ struct Snapshot {
   std::string tool_version;
   stack::physical::Inventory physical;
   stack::netplane::NetState netplane;
+  std::vector<stack::physical::MountEntry> mounts;
 };
 
 Snapshot capture_snapshot(const NodeSources& sources, const std::string& tool_version);

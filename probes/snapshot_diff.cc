@@ -27,7 +27,9 @@ struct Flat {
 
 bool is_volatile(const std::string& field) {
   static const std::set<std::string> kVolatile = {
-      "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "available_kib", "temp_c"};
+      "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "available_kib", "temp_c",
+      // mount ids, st_dev and propagation peer groups are assigned per boot
+      "mount_id", "parent_id", "major_minor", "optional_fields"};
   auto dot = field.rfind('.');
   return kVolatile.count(dot == std::string::npos ? field : field.substr(dot + 1)) > 0;
 }

@@ -14,6 +14,7 @@ std::span<const CatalogEntry> catalog() {
              catalog_parts::netplane(),
              catalog_parts::ops(),
              catalog_parts::translate(),
+             catalog_parts::storage(),
          })
       v.insert(v.end(), part.begin(), part.end());
     return v;

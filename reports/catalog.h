@@ -52,6 +52,7 @@ std::span<const CatalogEntry> physical();
 std::span<const CatalogEntry> ops();
 std::span<const CatalogEntry> translate();
 std::span<const CatalogEntry> netplane();
+std::span<const CatalogEntry> storage();
 }  // namespace catalog_parts
 
 }  // namespace hn::reports

@@ -13,8 +13,10 @@ build_pkgs=(
   libyaml-cpp-dev libtoml11-dev nlohmann-json3-dev libssl-dev catch2
   libonnx-dev libprotobuf-dev
 )
-test_pkgs=(iproute2 libonnx-testdata)
-bench_pkgs=()
+# fuse3 + libfuse3-dev: the faultfs test file system (tests/support/faultfs)
+test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev)
+# fio: bench/storage_vs_fio compares the storage jitter workload with it
+bench_pkgs=(fio)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -32,6 +32,7 @@ int run(const po::variables_map& vm) {
   std::optional<compat::EnvFile> env_file;
   if (vm.count("env")) env_file = compat::load_env_file(vm["env"].as<std::string>());
   ctx->env = probes::collect_comm_env(environ, env_file ? &*env_file : nullptr);
+  ctx->storage_jitter = vm["storage-jitter"].as<bool>();
 
   reports::Report report;
   report.tool_version = tool_version();
@@ -50,7 +51,8 @@ int run(const po::variables_map& vm) {
 Command node() {
   Command c;
   c.name = "node";
-  c.summary = "fast node-local checks: plane binding, routes, comm-library NICs, RDMA, hardware";
+  c.summary =
+      "fast node-local checks: plane binding, routes, comm-library NICs, RDMA, hardware, mounts";
   c.usage = "hnprecheck node [--profile FILE] [--snapshot FILE] [--json PATH] [options]";
   c.details =
       "Runs every node-local probe the profile asks for, each under a deadline, and prints a\n"
@@ -60,14 +62,21 @@ Command node() {
       "(route lookups are then emulated from the captured routes and rules).\n"
       "The job's NCCL/HCCL/Gloo/Open MPI interface variables come from this process's\n"
       "environment and, with --env FILE, from the job's env file, which wins (in a Prolog the\n"
-      "process environment is not the job's).";
+      "process environment is not the job's).\n"
+      "Storage: every storage.mounts entry is checked (present, fstype, options, source,\n"
+      "capacity, a real write-read round trip) in a killable child, so a hung mount is a FAIL\n"
+      "after its timeout_s. The I/O jitter workload runs only when the profile has a\n"
+      "storage.jitter section or with --storage-jitter, since it takes duration_s seconds.";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     add_profile_options(d);
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),
                     "replay a captured node instead of reading this one")(
         "env", po::value<std::string>()->value_name("FILE"),
         "the job's environment (KEY=VALUE lines): its NCCL/HCCL/Gloo/Open MPI interface "
-        "settings are judged against the parameter plane (they override this process's)");
+        "settings are judged against the parameter plane (they override this process's)")(
+        "storage-jitter", po::bool_switch(),
+        "also run the storage jitter workload on every profile mount (storage.jitter settings, "
+        "or their defaults when the profile has none)");
     add_report_options(d);
     add_timeout_option(d, 30);
   };

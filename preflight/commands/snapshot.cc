@@ -23,7 +23,7 @@ int run(const po::variables_map& vm) {
               << snap.physical.links.size() << " links, " << snap.physical.rdma.devices.size()
               << " RDMA devices, " << snap.physical.accelerators.pci.size() << " accelerators, "
               << snap.netplane.routes.size() << " routes, " << snap.netplane.rules.size()
-              << " rules)\n";
+              << " rules, " << snap.mounts.size() << " mounts)\n";
   return 0;
 }
 
@@ -33,8 +33,8 @@ Command snapshot() {
   Command c;
   c.name = "snapshot";
   c.summary =
-      "capture this node's links, addresses, routes, rules, IPv4 settings, RDMA and hardware "
-      "to a YAML file";
+      "capture this node's links, addresses, routes, rules, IPv4 settings, mounts, RDMA and "
+      "hardware to a YAML file";
   c.usage = "hnprecheck snapshot --out FILE";
   c.details =
       "The file replays through the same probes with `hnprecheck node --snapshot FILE` and\n"

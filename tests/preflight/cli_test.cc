@@ -2,6 +2,7 @@
 // the machine-readable outputs.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process.h"
@@ -117,4 +118,41 @@ TEST_CASE("cli: snapshot, replay and diff") {
   r = cli({"diff", snap, broken});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("broken.yaml:2"));
+}
+
+TEST_CASE("cli: mount checks replay from a snapshot, the jitter run needs the live mount") {
+  TempDir dir;
+  std::string snap = dir.write("s.yaml", R"(version: 1
+hostname: node0
+storage:
+  mounts:
+    - {path: /, fstype: ext4, source: /dev/vda, mount_id: 27, parent_id: 1}
+    - {path: /mnt/shared, fstype: nfs4, source: "filer:/train", options: [rw, relatime],
+       super_options: [rw, vers=4.2, soft], mount_id: 60, parent_id: 27}
+)");
+  std::string profile = dir.write("p.yaml", R"(version: 1
+storage:
+  mounts:
+    - path: /mnt/shared
+      fstype: [nfs4]
+      options: {require: [rw], forbid: [soft]}
+      source: "filer:/train"
+    - path: /mnt/missing
+)");
+  auto r = cli({"node", "--snapshot", snap, "--profile", profile, "--storage-jitter", "--json", "-"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, std::string> status;
+  for (const auto& f : j["findings"])
+    status[f["code"].get<std::string>() + " " + f["entity"].get<std::string>()] = f["status"];
+  CHECK(status["STOR-MOUNT-PRESENT /mnt/shared"] == "PASS");
+  CHECK(status["STOR-MOUNT-FSTYPE /mnt/shared"] == "PASS");
+  CHECK(status["STOR-MOUNT-OPTIONS /mnt/shared"] == "FAIL");
+  CHECK(status["STOR-MOUNT-SOURCE /mnt/shared"] == "PASS");
+  CHECK(status["STOR-MOUNT-RW /mnt/shared"] == "SKIP");
+  CHECK(status["STOR-JITTER-LATENCY /mnt/shared"] == "SKIP");
+  CHECK(status["STOR-MOUNT-PRESENT /mnt/missing"] == "FAIL");
+  auto help = cli({"node", "--help"});
+  CHECK_THAT(help.out, Catch::Contains("--storage-jitter"));
 }

@@ -134,3 +134,19 @@ TEST_CASE("many child probes with large outputs are all collected") {
   auto out = preflight::run_probes(probes, {});
   CHECK(out.size() == 3000);
 }
+
+TEST_CASE("a child probe with run_until learns when it will be killed") {
+  Probe p = make("until", Isolation::kChild, 1500ms, [] { return one_pass("run"); });
+  p.run_until = [](std::chrono::steady_clock::time_point kill_at) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        kill_at - std::chrono::steady_clock::now());
+    return one_pass(std::to_string(left.count()));
+  };
+  auto out = preflight::run_probes({p}, {});
+  REQUIRE(out.size() == 1);
+  int left = std::stoi(out[0].entity);
+  CHECK(left > 500);  // the probe's deadline, minus fork time on a loaded machine
+  CHECK(left <= 1500);
+  auto short_run = preflight::run_probes({p}, {700ms});  // the run ends first
+  CHECK(std::stoi(short_run.at(0).entity) <= 700);
+}

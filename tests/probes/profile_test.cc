@@ -49,6 +49,57 @@ TEST_CASE("the DESIGN.md example profile parses completely") {
   CHECK(p.domains.at(0).nodes.size() == 2);
 }
 
+TEST_CASE("storage mounts and jitter: defaults, new keys and old profiles") {
+  auto p = hn::probes::parse_profile(R"(version: 1
+storage:
+  mounts:
+    - path: /mnt/a
+    - path: /scratch
+      mountpoint: false
+      timeout_s: 1.5
+      probe_dir: /scratch/.probe
+      jitter: false
+  jitter:
+    sync: dsync
+    threads: 4
+    max_bytes: 1GiB
+    read_file_size: 8MiB
+    checkpoint_size: 128MiB
+    checkpoint_estimate_gib: 700
+    warn: {p50_ms: 2, tail_ratio: 50, write_mbps: 500}
+    fail: {max_ms: 2000, read_mbps: 100}
+)", "p.yaml");
+  const auto& a = p.storage.mounts.at(0);
+  CHECK(a.mountpoint);
+  CHECK(a.timeout_s == 5);
+  CHECK(a.probe_dir == "/mnt/a");
+  CHECK(a.jitter);
+  const auto& b = p.storage.mounts.at(1);
+  CHECK_FALSE(b.mountpoint);
+  CHECK(b.timeout_s == 1.5);
+  CHECK(b.probe_dir == "/scratch/.probe");
+  CHECK_FALSE(b.jitter);
+  const auto& j = p.storage.jitter;
+  CHECK(p.storage.jitter_declared);
+  CHECK(j.sync == "dsync");
+  CHECK(j.threads == 4);
+  CHECK(j.max_bytes == (1ull << 30));
+  CHECK(j.read_file_bytes == (8ull << 20));
+  CHECK(j.checkpoint_bytes == (128ull << 20));
+  CHECK(j.checkpoint_estimate_gib == 700);
+  CHECK(j.warn.p50_ms == 2);
+  CHECK(j.warn.p99_ms == 20);  // limits not given keep their defaults
+  CHECK(j.warn.tail_ratio == 50);
+  CHECK(j.warn.write_mbps == 500);
+  CHECK(j.fail.max_ms == 2000);
+  CHECK(j.fail.read_mbps == 100);
+  CHECK(j.fail.p999_ms == 500);
+  auto old = hn::probes::parse_profile("version: 1\nstorage:\n  mounts: [{path: /m}]\n", "o.yaml");
+  CHECK_FALSE(old.storage.jitter_declared);
+  CHECK(old.storage.jitter.duration_s == 3);
+  CHECK(old.storage.jitter.workloads.size() == 4);
+}
+
 TEST_CASE("the embedded default profile parses") {
   auto p = hn::probes::default_profile();
   CHECK(p.source == "embedded:default");
@@ -80,6 +131,13 @@ TEST_CASE("invalid profiles name file, line and field") {
       {"version: 1\nstorage:\n  mounts:\n    - path: relative\n", 4, "absolute path"},
       {"version: 1\nstorage:\n  jitter: {block: 4Q}\n", 3, "invalid size '4Q'"},
       {"version: 1\nstorage:\n  jitter: {workloads: [sync_write, fly]}\n", 3, "unknown workload 'fly'"},
+      {"version: 1\nstorage:\n  mounts:\n    - {path: /m, timeout_s: 0}\n", 4, "timeout_s"},
+      {"version: 1\nstorage:\n  mounts:\n    - {path: /m, probe_dir: rel}\n", 4, "probe_dir"},
+      {"version: 1\nstorage:\n  mounts:\n    - {path: /m, min_free_gib: -1}\n", 4, "negative"},
+      {"version: 1\nstorage:\n  mounts:\n    - {path: /m, mountpoint: maybe}\n", 4, "mountpoint"},
+      {"version: 1\nstorage:\n  jitter: {read_file_size: 1KiB}\n", 3, "at least one block"},
+      {"version: 1\nstorage:\n  jitter: {warn: {p99: 5}}\n", 3, "unknown key 'p99'"},
+      {"version: 1\nstorage:\n  jitter: {fail: {read_mbps: 0}}\n", 3, "must be positive"},
       {"version: 1\nplanes:\n  - {name: p, type: parameter, subnet: 10.0.0.0/24}\nnodes:\n"
        "  - {name: n0, addresses: {p: 10.1.0.1}}\n", 5, "outside the subnet"},
       {"version: 1\nnodes:\n  - {name: n0, addresses: {nope: 10.1.0.1}}\n", 3, "not declared"},

@@ -69,3 +69,30 @@ TEST_CASE("diff: policy rules are matched by priority and selectors, IPv4 settin
   CHECK(d[1].a == "2");
   CHECK(d[1].b == "1");
 }
+
+TEST_CASE("diff covers mounts by mount point, ids and device numbers are volatile") {
+  const char* a = R"(version: 1
+storage:
+  mounts:
+    - {path: /, fstype: ext4, source: /dev/vda, mount_id: 27, major_minor: "254:0"}
+    - {path: /mnt/shared, fstype: nfs4, source: "filer:/train", options: [rw, nosuid],
+       super_options: [rw, vers=4.2, hard], mount_id: 60, parent_id: 27, major_minor: "0:53"}
+)";
+  const char* b = R"(version: 1
+storage:
+  mounts:
+    - {path: /, fstype: ext4, source: /dev/vda, mount_id: 31, major_minor: "254:1"}
+    - {path: /scratch, fstype: tmpfs, source: tmpfs}
+    - {path: /mnt/shared, fstype: nfs4, source: "filer:/train", options: [rw, nosuid],
+       super_options: [rw, vers=4.2, soft], mount_id: 77, parent_id: 31, major_minor: "0:61"}
+)";
+  auto d = diff_snapshots(YAML::Load(a), YAML::Load(b), false);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].entity == "storage/mounts//mnt/shared");
+  CHECK(d[0].field == "super_options");
+  CHECK(d[0].a == "rw,vers=4.2,hard");
+  CHECK(d[0].b == "rw,vers=4.2,soft");
+  CHECK(d[1].entity == "storage/mounts//scratch");
+  CHECK(d[1].a == "(absent)");
+  CHECK(diff_snapshots(YAML::Load(a), YAML::Load(b), true).size() > 2);
+}

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "compat/input_error.h"
+#include "stack/l7_physical/mountinfo.h"
+#include "stack/l7_physical/storage_source.h"
 
 using namespace hn;
 
@@ -21,14 +23,21 @@ TEST_CASE("a snapshot round-trips through YAML and replays through sources") {
   s.physical.rdma.supported = false;
   s.physical.rdma.unsupported_reason = "no RDMA";
   s.netplane.routes = {{254, "default", "10.0.0.1", "eth1", "", 0, 4, "unicast", "static"}};
+  s.mounts = stack::physical::parse_mountinfo(
+      "27 1 254:0 / / rw - ext4 /dev/vda rw\n"
+      "60 27 0:53 / /mnt/shared\\040x rw,nosuid shared:7 - nfs4 filer:/e rw,vers=4.2,hard\n",
+      "mountinfo");
   probes::Snapshot back = probes::parse_snapshot(probes::snapshot_to_yaml(s), "s.yaml");
   CHECK(back.hostname == "node7");
   CHECK(back.physical == s.physical);
   CHECK(back.netplane == s.netplane);
+  CHECK(back.mounts == s.mounts);
+  CHECK(back.mounts.at(1).mount_point == "/mnt/shared x");
   auto src = probes::sources_from_snapshot(back);
   CHECK_FALSE(src.live);
   CHECK(src.physical->links().at(0).vlan_id == 100);
   CHECK(src.netplane->routes().size() == 1);
+  CHECK(src.storage->mounts() == s.mounts);
 }
 
 TEST_CASE("bad snapshots are InputErrors with the field") {
@@ -54,4 +63,15 @@ TEST_CASE("live capture reads this machine") {
   auto back = probes::parse_snapshot(probes::snapshot_to_yaml(snap), "live");
   CHECK(back.physical == snap.physical);
   CHECK(back.netplane == snap.netplane);
+}
+
+TEST_CASE("live capture includes this process's mount table") {
+  probes::NodeSources src;
+  src.physical = stack::physical::make_live_source();
+  src.netplane = stack::netplane::make_live_netplane_source();
+  src.storage = stack::physical::make_live_storage_source();
+  auto snap = probes::capture_snapshot(src, "test");
+  REQUIRE_FALSE(snap.mounts.empty());
+  CHECK(stack::physical::covering_mount(snap.mounts, "/")->mount_point == "/");
+  CHECK(probes::parse_snapshot(probes::snapshot_to_yaml(snap), "live").mounts == snap.mounts);
 }
