@@ -141,9 +141,11 @@ std::string render_text(const Report& report, const TextOptions& options) {
   }
 
   Summary s = summarize(report.findings);
-  double seconds = static_cast<double>(report.finished_unix_ms - report.started_unix_ms) / 1000.0;
+  std::int64_t ms = report.finished_unix_ms - report.started_unix_ms;
   char tail[64];
-  std::snprintf(tail, sizeof tail, " in %.2f s", seconds);
+  // A Prolog check takes milliseconds; "0.00 s" would hide how fast it was.
+  if (ms < 1000) std::snprintf(tail, sizeof tail, " in %lld ms", static_cast<long long>(ms));
+  else std::snprintf(tail, sizeof tail, " in %.2f s", static_cast<double>(ms) / 1000.0);
   w.plain("\n" + std::to_string(s.total()) + " checks: ");
   const std::pair<Status, int> counts[] = {{Status::kPass, s.pass},
                                            {Status::kWarn, s.warn},

@@ -122,6 +122,8 @@ TEST_CASE("text report of no findings is just header and summary") {
   REQUIRE(lines.size() == 3);
   CHECK(lines[0] == "hnprecheck preflight  host node0  profile -");
   CHECK(lines[2] == "0 checks: 0 pass, 0 warn, 0 fail, 0 skip, 0 error in 1.50 s");
+  r.finished_unix_ms = r.started_unix_ms + 7;
+  CHECK_THAT(render_text(r, {}), Catch::EndsWith("0 error in 7 ms\n"));
 }
 
 TEST_CASE("only_problems lists WARN, FAIL and ERROR but counts everything") {
