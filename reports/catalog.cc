@@ -79,7 +79,8 @@ Finding make_finding(std::string_view code, Status status, std::string entity,
       if (it == params.end())
         throw std::logic_error("a SKIP or ERROR finding for " + std::string(code) +
                                " needs a 'reason' parameter");
-      f.message = std::string(e.title) + ": " + it->second;
+      // The code names the check; the message is why it did not run.
+      f.message = (status == Status::kSkip ? "not checked: " : "could not run: ") + it->second;
       if (status == Status::kError)
         f.remediation = "The check could not run; fix the cause above and re-run.";
       break;

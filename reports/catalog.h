@@ -39,7 +39,8 @@ const CatalogEntry& catalog_entry(std::string_view code);
 std::string render_template(std::string_view tmpl, const Params& params);
 
 // Builds a finding from the catalog. PASS uses `ok`; WARN and FAIL use
-// `problem` plus the remediation; SKIP and ERROR use params["reason"]. Every
+// `problem` plus the remediation; SKIP ("not checked: <reason>") and ERROR
+// ("could not run: <reason>") use params["reason"]. Every
 // parameter is also copied into evidence, so a report shows what was compared.
 Finding make_finding(std::string_view code, Status status, std::string entity,
                      const Params& params = {});
