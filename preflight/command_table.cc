@@ -7,6 +7,7 @@ const std::vector<Command>& command_table() {
       commands::node(),
       commands::snapshot(),
       commands::diff(),
+      commands::bench(),
   };
   return table;
 }

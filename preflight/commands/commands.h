@@ -8,5 +8,6 @@ namespace hn::preflight::commands {
 Command node();
 Command snapshot();
 Command diff();
+Command bench();
 
 }  // namespace hn::preflight::commands

@@ -16,14 +16,6 @@ using op::ReduceOp;
 std::byte* B(void* p) { return static_cast<std::byte*>(p); }
 const std::byte* B(const void* p) { return static_cast<const std::byte*>(p); }
 
-Schedule make_schedule(const Communicator& c, const Options& o) {
-  Schedule s;
-  s.dtype = o.dtype;
-  s.op = o.op;
-  s.avg_divisor = c.size();
-  return s;
-}
-
 void copy_if_needed(void* dst, const void* src, std::size_t bytes) {
   if (dst != src && bytes) std::memcpy(dst, src, bytes);
 }
@@ -34,19 +26,18 @@ void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t c
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t esz = op::dtype_size(o.dtype);
   Blocks b(count, n, esz);
-  Schedule s = make_schedule(c, o);
-  s.transfers.reserve(4 * n);
+  Schedule& s = c.schedule(o.dtype, o.op);
   int prev = -1;
   for (int k = 0; k < n - 1; ++k) {
     int sb = mod(r - k, n), rb = mod(r - k - 1, n);
     const std::byte* src = k == 0 ? B(send) + b.off[sb] : B(recv) + b.off[sb];
-    s.send(right, src, b.len[sb], k == 0 ? std::vector<int>{} : std::vector<int>{prev});
+    s.send_gated(right, src, b.len[sb], prev);
     prev = s.recv_reduce(left, B(recv) + b.off[rb], B(send) + b.off[rb], b.len[rb],
                          k == n - 2 && o.op == ReduceOp::kAvg);
   }
   for (int k = 0; k < n - 1; ++k) {
     int sb = mod(r + 1 - k, n), rb = mod(r - k, n);
-    s.send(right, B(recv) + b.off[sb], b.len[sb], {prev});
+    s.send_gated(right, B(recv) + b.off[sb], b.len[sb], prev);
     prev = s.recv(left, B(recv) + b.off[rb], b.len[rb]);
   }
   c.run(s, "allreduce (ring)", o.timeout);
@@ -63,13 +54,14 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
   int p2 = 1;
   while (p2 * 2 <= n) p2 *= 2;
   const int extra = n - p2;
-  std::vector<std::byte> copy, other(bytes);
+  std::byte* other = c.scratch(0, bytes);
   const std::byte* cur = B(send);
   if (send == recv) {
-    copy.assign(B(send), B(send) + bytes);
-    cur = copy.data();
+    std::byte* copy = c.scratch(1, bytes);
+    std::memcpy(copy, send, bytes);
+    cur = copy;
   }
-  Schedule s = make_schedule(c, o);
+  Schedule& s = c.schedule(o.dtype, o.op);
   const bool avg = o.op == ReduceOp::kAvg;
   if (r < 2 * extra && r % 2 == 1) {  // folds into r-1, gets the result back
     s.send(r - 1, cur, bytes);
@@ -82,12 +74,11 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
   const bool folds = r < 2 * extra;
   const int writes = rounds + (folds ? 1 : 0);
   // Write w goes to recv when (writes-1-w) is even, so the last lands in recv.
-  auto target = [&](int w) { return (writes - 1 - w) % 2 == 0 ? B(recv) : other.data(); };
+  auto target = [&](int w) { return (writes - 1 - w) % 2 == 0 ? B(recv) : other; };
   int w = 0;
-  std::vector<int> prev, prev_round;  // last receive; last round's send and receive
+  int prev = -1, prev_send = -1;  // last receive; last round's send
   if (folds) {
-    prev = {s.recv_reduce(r + 1, target(0), cur, bytes, avg && writes == 1)};
-    prev_round = prev;
+    prev = s.recv_reduce(r + 1, target(0), cur, bytes, avg && writes == 1);
     cur = target(0);
     ++w;
   }
@@ -95,14 +86,15 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
   for (int j = 0; j < rounds; ++j, ++w) {
     int pv = vr ^ (1 << j);
     int partner = pv < extra ? pv * 2 : pv + extra;
-    int sidx = s.send(partner, cur, bytes, prev);
+    int sidx = s.send_gated(partner, cur, bytes, prev);
     int ridx = s.recv_reduce(partner, target(w), cur, bytes, avg && w == writes - 1);
-    s.transfers[ridx].after = prev_round;
-    prev = {ridx};
-    prev_round = {sidx, ridx};
+    if (prev_send >= 0) s.set_after(ridx, {prev_send, prev});
+    else if (prev >= 0) s.set_after(ridx, {prev});
+    prev = ridx;
+    prev_send = sidx;
     cur = target(w);
   }
-  if (folds) s.send(r + 1, recv, bytes, prev);
+  if (folds) s.send_gated(r + 1, recv, bytes, prev);
   c.run(s, "allreduce (recursive doubling)", o.timeout);
 }
 
@@ -111,15 +103,15 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
 void ring_reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t rc, const Options& o) {
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t bb = rc * op::dtype_size(o.dtype);
-  std::vector<std::byte> tmp(n > 2 ? bb * n : 0);
-  Schedule s = make_schedule(c, o);
+  std::byte* tmp = c.scratch(0, n > 2 ? bb * n : 0);
+  Schedule& s = c.schedule(o.dtype, o.op);
   int prev = -1;
   for (int k = 0; k < n - 1; ++k) {
     int sb = mod(r - k - 1, n), rb = mod(r - k - 2, n);
-    const std::byte* src = k == 0 ? B(send) + sb * bb : tmp.data() + sb * bb;
-    s.send(right, src, bb, k == 0 ? std::vector<int>{} : std::vector<int>{prev});
+    const std::byte* src = k == 0 ? B(send) + sb * bb : tmp + sb * bb;
+    s.send_gated(right, src, bb, prev);
     bool last = k == n - 2;
-    std::byte* dst = last ? B(recv) : tmp.data() + rb * bb;
+    std::byte* dst = last ? B(recv) : tmp + rb * bb;
     prev = s.recv_reduce(left, dst, B(send) + rb * bb, bb, last && o.op == ReduceOp::kAvg);
   }
   c.run(s, "reduce_scatter (ring)", o.timeout);

@@ -110,13 +110,13 @@ Store& Communicator::store() {
 
 void Communicator::run(Schedule& s, const char* operation, std::chrono::milliseconds timeout) {
   if (s.transfers.empty()) return;
-  ErrorContext ctx;
-  ctx.local_rank = opt_.rank;
-  ctx.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
-  ctx.operation = operation;
-  check_abort(operation);
+  // Reused so the hot path does not allocate the operation's name.
+  run_ctx_.local_rank = opt_.rank;
+  run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
+  run_ctx_.operation.assign(operation);
+  if (abort_.is_set()) check_abort(operation);
   auto t = timeout.count() > 0 ? timeout : opt_.timeout;
-  run_schedule(*device_, s, Clock::now() + t, abort_, ctx);
+  run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
 }
 
 }  // namespace hn::stack::comm

@@ -64,6 +64,18 @@ class Communicator {
   void check_abort(const char* operation) const;
   // The store scoped to this group, for callers that exchange metadata.
   Store& store();
+  // Reused per call so a warm small collective allocates nothing. A
+  // communicator is used by one thread at a time, like every collective API.
+  Schedule& schedule(op::DType t = op::DType::kF32, op::ReduceOp o = op::ReduceOp::kSum) {
+    schedule_.clear(t, o, opt_.world);
+    return schedule_;
+  }
+  // A scratch buffer of at least `bytes`, kept between calls (slot 0..3).
+  std::byte* scratch(int slot, std::size_t bytes) {
+    auto& v = scratch_[slot];
+    if (v.size() < bytes) v.resize(bytes);
+    return v.data();
+  }
 
  private:
   void on_watch_event(int dead_rank, const std::string& reason);
@@ -76,6 +88,9 @@ class Communicator {
   std::unique_ptr<Device> device_;
   std::atomic<Device*> live_device_{nullptr};
   AbortState abort_;
+  Schedule schedule_;
+  ErrorContext run_ctx_;
+  std::vector<std::byte> scratch_[4];
 };
 
 }  // namespace hn::stack::comm

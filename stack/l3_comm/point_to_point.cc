@@ -32,8 +32,7 @@ void alltoallv(Communicator& c, const void* send, const std::vector<std::size_t>
     throw std::invalid_argument("alltoallv: this rank sends itself " + std::to_string(send_counts[r]) +
                                 " elements but expects " + std::to_string(recv_counts[r]));
   if (send_counts[r]) std::memcpy(B(recv) + recv_displs[r] * esz, B(send) + send_displs[r] * esz, send_counts[r] * esz);
-  Schedule s;
-  s.dtype = o.dtype;
+  Schedule& s = c.schedule(o.dtype);
   // Start with the next rank so that not everyone talks to rank 0 first.
   for (int k = 1; k < n; ++k) {
     int to = mod(r + k, n), from = mod(r - k, n);
@@ -53,14 +52,14 @@ void alltoall(Communicator& c, const void* send, void* recv, std::size_t count, 
 
 void send(Communicator& c, const void* buf, std::size_t count, int peer, const Options& o) {
   check_peer(c, peer, "send");
-  Schedule s;
+  Schedule& s = c.schedule();
   s.send(peer, buf, count * op::dtype_size(o.dtype));
   c.run(s, "send", o.timeout);
 }
 
 void recv(Communicator& c, void* buf, std::size_t count, int peer, const Options& o) {
   check_peer(c, peer, "recv");
-  Schedule s;
+  Schedule& s = c.schedule();
   s.recv(peer, buf, count * op::dtype_size(o.dtype));
   c.run(s, "recv", o.timeout);
 }
@@ -70,7 +69,7 @@ void sendrecv(Communicator& c, const void* send_buf, int to, void* recv_buf, int
   check_peer(c, to, "sendrecv");
   check_peer(c, from, "sendrecv");
   const std::size_t bytes = count * op::dtype_size(o.dtype);
-  Schedule s;
+  Schedule& s = c.schedule();
   s.send(to, send_buf, bytes);
   s.recv(from, recv_buf, bytes);
   c.run(s, "sendrecv", o.timeout);
@@ -84,14 +83,13 @@ void barrier(Communicator& c, const Options& o) {
   }
   int rounds = 0;
   while ((1 << rounds) < n) ++rounds;
-  std::vector<std::byte> tokens(2 * rounds);
-  Schedule s;
-  std::vector<int> prev;
+  std::byte* tokens = c.scratch(3, 2 * rounds);
+  Schedule& s = c.schedule();
+  int prev = -1;
   for (int k = 0; k < rounds; ++k) {
     int d = 1 << k;
-    s.send(mod(r + d, n), &tokens[2 * k], 1, prev);
-    int rx = s.recv(mod(r - d, n), &tokens[2 * k + 1], 1);
-    prev = {rx};
+    s.send_gated(mod(r + d, n), &tokens[2 * k], 1, prev);
+    prev = s.recv(mod(r - d, n), &tokens[2 * k + 1], 1);
   }
   c.run(s, "barrier", o.timeout);
 }

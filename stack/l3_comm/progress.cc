@@ -8,23 +8,39 @@
 
 namespace hn::stack::comm {
 
-int Schedule::send(int peer, const void* buf, std::size_t bytes, std::vector<int> gates) {
-  Transfer t;
+void Schedule::clear(op::DType t, op::ReduceOp o, int divisor) {
+  dtype = t;
+  op = o;
+  avg_divisor = divisor;
+  transfers.clear();
+  deps.clear();
+}
+
+int Schedule::send(int peer, const void* buf, std::size_t bytes, std::initializer_list<int> gates) {
+  Transfer& t = transfers.emplace_back();
   t.peer = peer;
   t.send = true;
   t.buf = static_cast<std::byte*>(const_cast<void*>(buf));
   t.bytes = bytes;
-  t.gates = std::move(gates);
-  transfers.push_back(std::move(t));
+  t.gate_first = static_cast<std::uint32_t>(deps.size());
+  t.gate_count = static_cast<std::uint32_t>(gates.size());
+  deps.insert(deps.end(), gates.begin(), gates.end());
   return static_cast<int>(transfers.size()) - 1;
 }
 
+int Schedule::send(int peer, const void* buf, std::size_t bytes, const std::vector<int>& gates) {
+  int i = send(peer, buf, bytes);
+  transfers[i].gate_first = static_cast<std::uint32_t>(deps.size());
+  transfers[i].gate_count = static_cast<std::uint32_t>(gates.size());
+  deps.insert(deps.end(), gates.begin(), gates.end());
+  return i;
+}
+
 int Schedule::recv(int peer, void* buf, std::size_t bytes) {
-  Transfer t;
+  Transfer& t = transfers.emplace_back();
   t.peer = peer;
   t.buf = static_cast<std::byte*>(buf);
   t.bytes = bytes;
-  transfers.push_back(std::move(t));
   return static_cast<int>(transfers.size()) - 1;
 }
 
@@ -34,6 +50,12 @@ int Schedule::recv_reduce(int peer, void* dst, const void* accum, std::size_t by
   transfers[i].accum = static_cast<const std::byte*>(accum);
   transfers[i].finish_avg = finish_avg;
   return i;
+}
+
+void Schedule::set_after(int transfer, std::initializer_list<int> deps_list) {
+  transfers[transfer].after_first = static_cast<std::uint32_t>(deps.size());
+  transfers[transfer].after_count = static_cast<std::uint32_t>(deps_list.size());
+  deps.insert(deps.end(), deps_list.begin(), deps_list.end());
 }
 
 void AbortState::set(int dead_rank, const std::string& reason) {
@@ -66,27 +88,26 @@ void throw_aborted(const AbortState& abort, ErrorContext ctx) {
 
 namespace {
 
-struct Queue {
-  int peer;
-  bool send;
-  std::vector<int> idx;
-  std::size_t head = 0;
-};
-
-struct Carry {
-  std::byte b[8];
-  std::size_t n = 0;
-};
+using Queue = Schedule::Queue;
 
 std::size_t allowed_bytes(const Schedule& s, const Transfer& t) {
   std::size_t a = t.bytes;
-  for (int g : t.gates) a = std::min(a, s.transfers[g].ready);
+  for (std::uint32_t i = 0; i < t.gate_count; ++i) a = std::min(a, s.transfers[s.deps[t.gate_first + i]].ready);
   return a;
 }
 
+bool started(const Schedule& s, const Transfer& t) {
+  for (std::uint32_t i = 0; i < t.after_count; ++i) {
+    const Transfer& a = s.transfers[s.deps[t.after_first + i]];
+    if (a.done < a.bytes) return false;
+  }
+  return true;
+}
+
 // Delivers a piece of a reducing receive: whole elements are reduced
-// straight from the transport's memory; a split element waits in carry.
-void reduce_piece(const Schedule& s, Transfer& t, Carry& c, const std::byte* p, std::size_t len) {
+// straight from the transport's memory; a split element waits in carry
+// (8 bytes, then its length).
+void reduce_piece(const Schedule& s, Transfer& t, std::uint8_t* carry, const std::byte* p, std::size_t len) {
   const std::size_t esz = op::dtype_size(s.dtype);
   auto apply = [&](const std::byte* src, std::size_t elems) {
     std::size_t off = t.ready;
@@ -94,35 +115,30 @@ void reduce_piece(const Schedule& s, Transfer& t, Carry& c, const std::byte* p, 
     if (t.finish_avg) op::finalize_avg(s.dtype, t.buf + off, elems, s.avg_divisor);
     t.ready += elems * esz;
   };
-  if (c.n) {
-    std::size_t take = std::min(esz - c.n, len);
-    std::memcpy(c.b + c.n, p, take);
-    c.n += take;
+  std::uint8_t& have = carry[8];
+  if (have) {
+    std::size_t take = std::min(esz - have, len);
+    std::memcpy(carry + have, p, take);
+    have = static_cast<std::uint8_t>(have + take);
     p += take;
     len -= take;
-    if (c.n < esz) return;
-    apply(c.b, 1);
-    c.n = 0;
+    if (have < esz) return;
+    apply(reinterpret_cast<const std::byte*>(carry), 1);
+    have = 0;
   }
   std::size_t whole = len / esz;
   if (whole) apply(p, whole);
   std::size_t rest = len - whole * esz;
-  std::memcpy(c.b, p + whole * esz, rest);
-  c.n = rest;
+  std::memcpy(carry, p + whole * esz, rest);
+  have = static_cast<std::uint8_t>(rest);
 }
 
-bool started(const Schedule& s, const Transfer& t) {
-  for (int a : t.after)
-    if (s.transfers[a].done < s.transfers[a].bytes) return false;
-  return true;
-}
-
-std::string pending_text(const Schedule& s, const std::vector<Queue>& queues) {
+std::string pending_text(const Schedule& s) {
   std::string out;
   int shown = 0;
-  for (const auto& q : queues) {
-    if (q.head >= q.idx.size()) continue;
-    const Transfer& t = s.transfers[q.idx[q.head]];
+  for (const auto& q : s.queues) {
+    if (q.head >= q.count) continue;
+    const Transfer& t = s.transfers[s.order[q.first + q.head]];
     if (shown++ == 6) {
       out += "; ...";
       break;
@@ -139,30 +155,47 @@ std::string pending_text(const Schedule& s, const std::vector<Queue>& queues) {
 }  // namespace
 
 void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const AbortState& abort,
-                  ErrorContext ctx) {
+                  const ErrorContext& ctx) {
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0); };
-  std::vector<Queue> queues;
-  for (int i = 0; i < static_cast<int>(s.transfers.size()); ++i) {
+  // Group transfers into per-(peer, direction) queues, in schedule order.
+  const int nt = static_cast<int>(s.transfers.size());
+  s.queues.clear();
+  for (int i = 0; i < nt; ++i) {
     Transfer& t = s.transfers[i];
     t.done = t.ready = 0;
-    auto it = std::find_if(queues.begin(), queues.end(),
-                           [&](const Queue& q) { return q.peer == t.peer && q.send == t.send; });
-    if (it == queues.end()) {
-      queues.push_back(Queue{t.peer, t.send, {}, 0});
-      it = queues.end() - 1;
-    }
-    it->idx.push_back(i);
+    bool found = false;
+    for (auto& q : s.queues)
+      if (q.peer == t.peer && q.send == t.send) {
+        ++q.count;
+        found = true;
+        break;
+      }
+    if (!found) s.queues.push_back(Queue{t.peer, t.send, 0, 1, 0});
   }
-  std::vector<Carry> carry(s.transfers.size());
-  std::vector<Pair*> wait_send, wait_recv;
+  std::uint32_t first = 0;
+  for (auto& q : s.queues) {
+    q.first = first;
+    first += q.count;
+    q.count = 0;
+  }
+  s.order.resize(nt);
+  for (int i = 0; i < nt; ++i) {
+    const Transfer& t = s.transfers[i];
+    for (auto& q : s.queues)
+      if (q.peer == t.peer && q.send == t.send) {
+        s.order[q.first + q.count++] = i;
+        break;
+      }
+  }
+  s.carry.assign(static_cast<std::size_t>(nt) * 9, 0);
 
   for (;;) {
     bool progressed = false, all_done = true;
     try {
-      for (auto& q : queues) {
-        while (q.head < q.idx.size()) {
-          const int ti = q.idx[q.head];
+      for (auto& q : s.queues) {
+        while (q.head < q.count) {
+          const int ti = s.order[q.first + q.head];
           Transfer& t = s.transfers[ti];
           if (t.done < t.bytes && !started(s, t)) break;
           if (t.send) {
@@ -176,9 +209,9 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
             Pair& p = device.pair(q.peer);
             std::size_t n;
             if (t.reduce) {
-              n = p.try_recv(t.bytes - t.done, [&](const std::byte* d, std::size_t len) {
-                reduce_piece(s, t, carry[ti], d, len);
-              });
+              std::uint8_t* carry = &s.carry[static_cast<std::size_t>(ti) * 9];
+              auto sink = [&](const std::byte* d, std::size_t len) { reduce_piece(s, t, carry, d, len); };
+              n = p.try_recv(t.bytes - t.done, sink);
             } else {
               n = p.try_recv_into(t.buf + t.done, t.bytes - t.done);
             }
@@ -189,7 +222,7 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
           if (t.done < t.bytes) break;
           ++q.head;
         }
-        all_done &= q.head >= q.idx.size();
+        all_done &= q.head >= q.count;
       }
     } catch (const LinkError& e) {
       // A broken link is often the echo of a death elsewhere: give the
@@ -209,24 +242,24 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
     if (Clock::now() >= deadline) {
       ErrorContext c = ctx;
       c.elapsed = elapsed();
-      for (const auto& q : queues)
-        if (q.head < q.idx.size()) {
+      for (const auto& q : s.queues)
+        if (q.head < q.count) {
           c.peer_rank = q.peer;
           c.peer_address = device.pair(q.peer).address();
           break;
         }
-      throw TimeoutError("no progress before the deadline: " + pending_text(s, queues), c);
+      throw TimeoutError("no progress before the deadline: " + pending_text(s), c);
     }
-    wait_send.clear();
-    wait_recv.clear();
-    for (const auto& q : queues) {
-      if (q.head >= q.idx.size()) continue;
-      const Transfer& t = s.transfers[q.idx[q.head]];
+    s.wait_send.clear();
+    s.wait_recv.clear();
+    for (const auto& q : s.queues) {
+      if (q.head >= q.count) continue;
+      const Transfer& t = s.transfers[s.order[q.first + q.head]];
       if (!started(s, t)) continue;
-      if (!t.send) wait_recv.push_back(&device.pair(q.peer));
-      else if (allowed_bytes(s, t) > t.done) wait_send.push_back(&device.pair(q.peer));
+      if (!t.send) s.wait_recv.push_back(&device.pair(q.peer));
+      else if (allowed_bytes(s, t) > t.done) s.wait_send.push_back(&device.pair(q.peer));
     }
-    device.wait(wait_send, wait_recv, deadline);
+    device.wait(s.wait_send, s.wait_recv, deadline);
   }
 }
 

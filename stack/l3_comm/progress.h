@@ -20,6 +20,8 @@
 // watch channel reported a death) or a link breaks.
 
 #include <atomic>
+#include <cstdint>
+#include <initializer_list>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -34,27 +36,50 @@ namespace hn::stack::comm {
 struct Transfer {
   int peer = -1;
   bool send = false;
+  bool reduce = false;          // recv: dst = accum (op) incoming
+  bool finish_avg = false;      // recv reduce: divide by Schedule::avg_divisor afterwards
   std::byte* buf = nullptr;     // send: source; recv: destination
   std::size_t bytes = 0;
-  bool reduce = false;          // recv: dst = accum (op) incoming
   const std::byte* accum = nullptr;  // recv reduce: the other operand (may equal buf)
-  bool finish_avg = false;      // recv reduce: divide by Schedule::avg_divisor afterwards
-  std::vector<int> gates;       // send: indices of recv transfers that must deliver first
-  std::vector<int> after;       // any: transfers that must be complete before this starts
+  // Dependencies, as ranges of Schedule::deps:
+  //   gates  (send): recv transfers whose delivered bytes bound what we send
+  //   after  (any):  transfers that must be complete before this one starts
+  std::uint32_t gate_first = 0, gate_count = 0, after_first = 0, after_count = 0;
   // Progress (engine-owned).
   std::size_t done = 0;   // bytes moved on the wire
   std::size_t ready = 0;  // recv: bytes final in buf (whole elements)
 };
 
+// A schedule is reused between calls (clear() keeps its capacity), so a
+// small collective allocates nothing once warm.
 struct Schedule {
   op::DType dtype = op::DType::kF32;
   op::ReduceOp op = op::ReduceOp::kSum;
   int avg_divisor = 1;
   std::vector<Transfer> transfers;
+  std::vector<int> deps;
 
-  int send(int peer, const void* buf, std::size_t bytes, std::vector<int> gates = {});
+  void clear(op::DType t = op::DType::kF32, op::ReduceOp o = op::ReduceOp::kSum, int divisor = 1);
+  int send(int peer, const void* buf, std::size_t bytes, std::initializer_list<int> gates = {});
+  int send(int peer, const void* buf, std::size_t bytes, const std::vector<int>& gates);
+  // gate < 0: not gated.
+  int send_gated(int peer, const void* buf, std::size_t bytes, int gate) {
+    return gate < 0 ? send(peer, buf, bytes) : send(peer, buf, bytes, {gate});
+  }
   int recv(int peer, void* buf, std::size_t bytes);
   int recv_reduce(int peer, void* dst, const void* accum, std::size_t bytes, bool finish_avg = false);
+  void set_after(int transfer, std::initializer_list<int> deps_list);
+
+  // Engine scratch, kept for reuse.
+  struct Queue {
+    int peer;
+    bool send;
+    std::uint32_t first, count, head;  // range of `order`
+  };
+  std::vector<Queue> queues;
+  std::vector<int> order;
+  std::vector<std::uint8_t> carry;  // 8 bytes + length per transfer
+  std::vector<Pair*> wait_send, wait_recv;
 };
 
 // Set once, by the watcher thread, when the job is known to be broken.
@@ -74,7 +99,7 @@ class AbortState {
 
 // ctx names the local rank, plane and operation; peer fields are filled in.
 void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const AbortState& abort,
-                  ErrorContext ctx);
+                  const ErrorContext& ctx);
 
 // Throws the PeerDiedError/AuthError that abort describes.
 [[noreturn]] void throw_aborted(const AbortState& abort, ErrorContext ctx);

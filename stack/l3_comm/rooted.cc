@@ -35,12 +35,11 @@ void allgather(Communicator& c, const void* send, void* recv, std::size_t count,
     c.check_abort("allgather");
     return;
   }
-  Schedule s;
-  s.dtype = o.dtype;
+  Schedule& s = c.schedule(o.dtype);
   int prev = -1;
   for (int k = 0; k < n - 1; ++k) {
     int sb = mod(r - k, n), rb = mod(r - k - 1, n);
-    s.send(right, B(recv) + sb * bb, bb, k == 0 ? std::vector<int>{} : std::vector<int>{prev});
+    s.send_gated(right, B(recv) + sb * bb, bb, prev);
     prev = s.recv(left, B(recv) + rb * bb, bb);
   }
   c.run(s, "allgather (ring)", o.timeout);
@@ -55,23 +54,21 @@ void broadcast(Communicator& c, void* buf, std::size_t count, const Options& o) 
     return;
   }
   auto real = [&](int vr) { return mod(vr + o.root, n); };
-  Schedule s;
-  s.dtype = o.dtype;
+  Schedule& s = c.schedule(o.dtype);
   if (use_tree(c, o, bytes)) {
-    int mask = 1;
-    std::vector<int> gate;
+    int mask = 1, gate = -1;
     for (; mask < n; mask <<= 1)
       if (v & mask) {
-        gate = {s.recv(real(v - mask), buf, bytes)};
+        gate = s.recv(real(v - mask), buf, bytes);
         break;
       }
     for (mask >>= 1; mask > 0; mask >>= 1)
-      if (v + mask < n) s.send(real(v + mask), buf, bytes, gate);
+      if (v + mask < n) s.send_gated(real(v + mask), buf, bytes, gate);
     c.run(s, "broadcast (binomial tree)", o.timeout);
   } else {
-    std::vector<int> gate;
-    if (v > 0) gate = {s.recv(real(v - 1), buf, bytes)};
-    if (v < n - 1) s.send(real(v + 1), buf, bytes, gate);
+    int gate = -1;
+    if (v > 0) gate = s.recv(real(v - 1), buf, bytes);
+    if (v < n - 1) s.send_gated(real(v + 1), buf, bytes, gate);
     c.run(s, "broadcast (chain)", o.timeout);
   }
 }
@@ -86,16 +83,12 @@ void reduce(Communicator& c, const void* send, void* recv, std::size_t count, co
     return;
   }
   auto real = [&](int vr) { return mod(vr + o.root, n); };
-  Schedule s;
-  s.dtype = o.dtype;
-  s.op = o.op;
-  s.avg_divisor = n;
+  Schedule& s = c.schedule(o.dtype, o.op);
   const bool avg = o.op == op::ReduceOp::kAvg;
-  std::vector<std::byte> tmp;
   if (use_tree(c, o, bytes)) {
     // Children reduce concurrently into one accumulator seeded with our data;
     // the send to the parent waits for all of them.
-    std::byte* acc = v == 0 ? B(recv) : (tmp.resize(bytes), tmp.data());
+    std::byte* acc = v == 0 ? B(recv) : c.scratch(0, bytes);
     if (acc != B(send)) std::memcpy(acc, send, bytes);
     std::vector<int> kids;
     int mask = 1, parent = -1;
@@ -115,9 +108,9 @@ void reduce(Communicator& c, const void* send, void* recv, std::size_t count, co
   if (v == n - 1) {
     s.send(real(v - 1), send, bytes);
   } else {
-    std::byte* acc = v == 0 ? B(recv) : (tmp.resize(bytes), tmp.data());
+    std::byte* acc = v == 0 ? B(recv) : c.scratch(0, bytes);
     int rx = s.recv_reduce(real(v + 1), acc, send, bytes, v == 0 && avg);
-    if (v > 0) s.send(real(v - 1), acc, bytes, {rx});
+    if (v > 0) s.send_gated(real(v - 1), acc, bytes, rx);
   }
   c.run(s, "reduce (chain)", o.timeout);
 }

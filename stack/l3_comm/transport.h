@@ -20,6 +20,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "stack/l3_comm/auth.h"
 #include "stack/l3_comm/link_params.h"
@@ -27,8 +28,21 @@
 
 namespace hn::stack::comm {
 
-// Receives bytes in stream order; called with contiguous pieces.
-using RecvSink = std::function<void(const std::byte* data, std::size_t len)>;
+// Receives bytes in stream order; called with contiguous pieces. A
+// non-owning reference to a callable (no allocation on the hot path); the
+// callable must outlive the call it is passed to.
+class RecvSink {
+ public:
+  template <typename F>
+    requires(!std::is_same_v<std::remove_cv_t<F>, RecvSink>)
+  RecvSink(F& f)  // NOLINT: implicit on purpose, like std::function_ref
+      : obj_(&f), call_([](void* o, const std::byte* d, std::size_t n) { (*static_cast<F*>(o))(d, n); }) {}
+  void operator()(const std::byte* data, std::size_t len) const { call_(obj_, data, len); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*, const std::byte*, std::size_t);
+};
 
 class Pair {
  public:

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -90,6 +91,14 @@ LaunchResult launch_local(const LaunchOptions& options, const std::function<int(
   sigaddset(&watched, SIGTERM);
   sigprocmask(SIG_BLOCK, &watched, &old);
 
+  std::vector<int> cpus;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (options.bind_to_core && !std::getenv("HN_NO_BIND") && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  if (static_cast<int>(cpus.size()) < n) cpus.clear();
+
   std::fflush(stdout);
   std::fflush(stderr);
   std::vector<pid_t> pids(n, -1);
@@ -108,6 +117,12 @@ LaunchResult launch_local(const LaunchOptions& options, const std::function<int(
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(128 + SIGKILL);
       sigprocmask(SIG_SETMASK, &old, nullptr);
+      if (!cpus.empty()) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[r], &one);
+        sched_setaffinity(0, sizeof one, &one);
+      }
       setenv("HN_RANK", std::to_string(r).c_str(), 1);
       setenv("HN_WORLD_SIZE", std::to_string(n).c_str(), 1);
       setenv("HN_LOCAL_RANK", std::to_string(r).c_str(), 1);

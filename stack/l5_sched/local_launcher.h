@@ -12,7 +12,7 @@
 // death through the communicator and name the dead rank), then SIGTERM, then
 // SIGKILL after kill_grace. SIGINT/SIGTERM sent to the launcher are forwarded
 // to the group. Children die with the launcher (PR_SET_PDEATHSIG).
-// Call it before this process starts any thread. Throws std::system_error
+// HN_NO_BIND=1 disables the binding. Call it before this process starts any thread. Throws std::system_error
 // when it cannot fork or bind.
 
 #include <chrono>
@@ -25,6 +25,10 @@ struct LaunchOptions {
   int ranks = 1;
   std::chrono::milliseconds stop_delay{2000};
   std::chrono::milliseconds kill_grace{3000};
+  // Pin rank r to the r-th CPU this process may use when there are at least
+  // as many CPUs as ranks (what mpirun's default --bind-to core does for
+  // small jobs): spinning ranks then never share a core.
+  bool bind_to_core = true;
 };
 
 struct LaunchResult {

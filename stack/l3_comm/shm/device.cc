@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,7 @@ class ShmDevice : public Device {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     // Spinning only pays when every rank has its own core.
     spin_ = world <= cpus ? std::chrono::microseconds(50) : std::chrono::microseconds(2);
+    if (const char* e = std::getenv("HN_SHM_SPIN_US")) spin_ = std::chrono::microseconds(std::atol(e));
     pairs_.resize(world);
   }
   const char* name() const override { return "shm"; }
@@ -87,10 +89,15 @@ class ShmDevice : public Device {
         if (static_cast<ShmPair*>(p)->can_recv()) return true;
       return false;
     };
+    // Spin, yielding now and then: if the peer shares our core (an
+    // unbound or oversubscribed job), the yield is what lets it run.
     const auto spin_until = Clock::now() + spin_;
     for (unsigned i = 0;; ++i) {
       if (ready()) return;
-      if ((i & 63) == 63 && Clock::now() >= spin_until) break;
+      if ((i & 63) == 63) {
+        if (Clock::now() >= spin_until) break;
+        sched_yield();
+      }
       _mm_pause();
     }
     if (spin_ < std::chrono::microseconds(10)) {

@@ -11,9 +11,12 @@
 namespace hn::stack::comm::shm {
 
 void ring_bell(Doorbell* d) {
+  // Pairs with the waiter's sleepers increment (see ring.h): after our
+  // head/tail store, either we see the sleeper, or it sees our store.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (d->sleepers.load(std::memory_order_relaxed) == 0) return;
   d->bell.fetch_add(1, std::memory_order_seq_cst);
-  if (d->sleepers.load(std::memory_order_seq_cst) != 0)
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&d->bell), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&d->bell), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell, RingHeader* outbound,

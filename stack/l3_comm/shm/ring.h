@@ -4,10 +4,11 @@
 // sender. head and tail are running byte counts on separate cache lines;
 // the producer only writes head, the consumer only tail.
 //
-// Doorbell protocol (lost-wakeup free): a waiter increments `sleepers`,
-// reads `bell`, re-checks its rings, then futex-waits while bell is
-// unchanged. A producer/consumer publishes head/tail, increments the
-// other side's `bell`, and calls futex_wake only if `sleepers` is non-zero.
+// Doorbell protocol (lost-wakeup free, and silent while nobody sleeps): a
+// waiter increments `sleepers`, reads `bell`, re-checks its rings, then
+// futex-waits while bell is unchanged. A producer/consumer publishes
+// head/tail, issues a full fence, and only if `sleepers` is non-zero bumps
+// `bell` and calls futex_wake. Spinning peers never touch the bell line.
 
 #include <atomic>
 #include <cstddef>
