@@ -74,7 +74,7 @@ class ShmDevice : public Device {
     void* mine = maps_[rank_].addr;
     void* theirs = maps_[peer].addr;
     pairs_[peer] = std::make_unique<ShmPair>(peer, pid, ring_of(mine, peer, cap_), bell_, ring_of(theirs, rank_, cap_),
-                                             doorbell_of(theirs), cap_, kPieceBytes);
+                                             doorbell_of(theirs), cap_, std::min(kPieceBytes, cap_ / 4));
     (void)ctx;
   }
 

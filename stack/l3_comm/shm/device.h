@@ -20,8 +20,8 @@
 
 namespace hn::stack::comm::shm {
 
-inline constexpr std::size_t kDefaultRingBytes = 4u << 20;  // see README: measured
-inline constexpr std::size_t kPieceBytes = 256u << 10;      // publish granularity
+inline constexpr std::size_t kDefaultRingBytes = 256u << 10;  // README "Tuning": measured
+inline constexpr std::size_t kPieceBytes = 256u << 10;  // publish granularity, capped at ring/4
 
 std::string same_host_key();
 
