@@ -13,7 +13,7 @@ build_pkgs=(
   libyaml-cpp-dev libtoml11-dev nlohmann-json3-dev libssl-dev catch2
 )
 test_pkgs=(iproute2)
-bench_pkgs=()
+bench_pkgs=(openmpi-bin libopenmpi-dev libgloo-dev iperf3 python3)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

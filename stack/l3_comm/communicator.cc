@@ -44,6 +44,17 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
     server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds, opt_.link.connect_timeout,
                                                opt_.link.plane);
   }
+  try {
+    connect_all(ctx);
+  } catch (...) {
+    // Rank 0 of a job that failed to form keeps telling latecomers why.
+    if (client_) client_->close(false);
+    if (server_ && server_->failed()) server_->linger_after_failure(Clock::now() + opt_.timeout);
+    throw;
+  }
+}
+
+void Communicator::connect_all(const ErrorContext& ctx) {
   client_ = std::make_unique<TcpStoreClient>(opt_.rendezvous_host, opt_.rendezvous_port, opt_.link, opt_.creds,
                                              opt_.rank);
   client_->start_watch([this](int dead, const std::string& why) { on_watch_event(dead, why); });

@@ -79,6 +79,7 @@ class Communicator {
 
  private:
   void on_watch_event(int dead_rank, const std::string& reason);
+  void connect_all(const ErrorContext& ctx);
 
   CommOptions opt_;
   TransportKind transport_ = TransportKind::kTcp;

@@ -151,6 +151,7 @@ void set_nodelay(int fd) {
 
 Fd connect_with_retry(const std::string& host, int port, const LinkParams& params, ErrorContext ctx) {
   const auto t0 = Clock::now();
+  if (ctx.plane.empty()) ctx.plane = params.plane;
   const Deadline deadline = t0 + params.connect_timeout;
   const std::string target = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                              std::to_string(port);
@@ -205,6 +206,7 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
 
 Fd listen_on(const std::string& address, int port, const LinkParams& params, ErrorContext ctx) {
   const auto t0 = Clock::now();
+  if (ctx.plane.empty()) ctx.plane = params.plane;
   bool v6 = address.find(':') != std::string::npos;
   Fd fd(socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno), with(ctx, "", t0));

@@ -56,6 +56,17 @@ void TcpStoreServer::wait_departures(Deadline deadline) {
   });
 }
 
+void TcpStoreServer::linger_after_failure(Deadline deadline) {
+  std::unique_lock lk(mu_);
+  if (fatal_.empty()) return;
+  cv_.wait_until(lk, deadline, [&] { return static_cast<int>(joined_.size()) >= creds_.world; });
+}
+
+bool TcpStoreServer::failed() const {
+  std::lock_guard lk(mu_);
+  return !fatal_.empty();
+}
+
 void TcpStoreServer::accept_loop() {
   pollfd fds[2] = {{listen_fd_.get(), POLLIN, 0}, {wake_[0].get(), POLLIN, 0}};
   for (;;) {
@@ -140,6 +151,7 @@ void TcpStoreServer::serve_watch(int fd, int rank, const ErrorContext& ctx) {
     std::lock_guard lk(mu_);
     watch_fd_[rank] = fd;
     joined_.insert(rank);
+    cv_.notify_all();
     if (static_cast<int>(joined_.size()) == creds_.world) formed_ = true;
     ErrorContext c = ctx;
     // A rank joining late learns what already happened.

@@ -44,6 +44,11 @@ class TcpStoreServer {
   // rank 0 calls this before tearing the store down so no survivor mistakes
   // the end of the job for rank 0's death.
   void wait_departures(Deadline deadline);
+  // After the job failed to form: keeps answering (with the reason) until
+  // every rank has connected and been told, or the deadline passes, so a
+  // rank that arrives late learns why instead of finding nobody listening.
+  void linger_after_failure(Deadline deadline);
+  bool failed() const;
   std::vector<std::string> rejections() const;
 
  private:

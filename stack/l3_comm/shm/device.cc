@@ -143,7 +143,11 @@ std::string same_host_key() {
 }
 
 std::unique_ptr<Device> create_device(const DeviceSetup& s) {
-  std::size_t cap = s.shm_ring_bytes ? s.shm_ring_bytes : kDefaultRingBytes;
+  // Every rank of the host computes the same default (same CPU count).
+  const bool oversubscribed = s.world > sysconf(_SC_NPROCESSORS_ONLN);
+  std::size_t cap = s.shm_ring_bytes       ? s.shm_ring_bytes
+                    : oversubscribed ? kOversubscribedRingBytes
+                                     : kDefaultRingBytes;
   if (cap & (cap - 1)) throw LinkError(LinkError::Kind::kOther, "shm ring size must be a power of two", {});
   auto dev = std::make_unique<ShmDevice>(s.rank, s.world, cap);
   ErrorContext ctx;

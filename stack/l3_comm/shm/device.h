@@ -20,7 +20,11 @@
 
 namespace hn::stack::comm::shm {
 
-inline constexpr std::size_t kDefaultRingBytes = 256u << 10;  // README "Tuning": measured
+// Ring bytes per peer (README "Tuning": measured). Small rings stay in cache
+// when every rank has a core; oversubscribed ranks (more ranks than cores)
+// need deep rings, since every refill may cost a trip through the scheduler.
+inline constexpr std::size_t kDefaultRingBytes = 256u << 10;
+inline constexpr std::size_t kOversubscribedRingBytes = 4u << 20;
 inline constexpr std::size_t kPieceBytes = 256u << 10;  // publish granularity, capped at ring/4
 
 std::string same_host_key();
