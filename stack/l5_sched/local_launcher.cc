@@ -116,6 +116,10 @@ LaunchResult launch_local(const LaunchOptions& options, const std::function<int(
       setpgid(0, pgid);
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(128 + SIGKILL);
+      // Ranks start with default SIGTERM/SIGINT, whatever the launcher's
+      // host process installed; child_main may set its own.
+      signal(SIGTERM, SIG_DFL);
+      signal(SIGINT, SIG_DFL);
       sigprocmask(SIG_SETMASK, &old, nullptr);
       if (!cpus.empty()) {
         cpu_set_t one;

@@ -42,9 +42,13 @@ std::string read_line(const char* path) {
 class ShmDevice : public Device {
  public:
   ShmDevice(int rank, int world, std::size_t capacity) : rank_(rank), world_(world), cap_(capacity), maps_(world) {
+    // With a core per rank, spin like MPI does (2 ms) and never yield: a
+    // yield hands the core to whatever else runs there. Oversubscribed
+    // (more ranks than cores), spin briefly, yielding so a rank sharing our
+    // core can run, then sleep on the doorbell.
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    // Spinning only pays when every rank has its own core.
-    spin_ = world <= cpus ? std::chrono::microseconds(50) : std::chrono::microseconds(2);
+    oversubscribed_ = world > cpus;
+    spin_ = oversubscribed_ ? std::chrono::microseconds(5) : std::chrono::microseconds(2000);
     if (const char* e = std::getenv("HN_SHM_SPIN_US")) spin_ = std::chrono::microseconds(std::atol(e));
     pairs_.resize(world);
   }
@@ -89,20 +93,14 @@ class ShmDevice : public Device {
         if (static_cast<ShmPair*>(p)->can_recv()) return true;
       return false;
     };
-    // Spin, yielding now and then: if the peer shares our core (an
-    // unbound or oversubscribed job), the yield is what lets it run.
     const auto spin_until = Clock::now() + spin_;
     for (unsigned i = 0;; ++i) {
       if (ready()) return;
       if ((i & 63) == 63) {
         if (Clock::now() >= spin_until) break;
-        sched_yield();
+        if (oversubscribed_) sched_yield();
       }
       _mm_pause();
-    }
-    if (spin_ < std::chrono::microseconds(10)) {
-      sched_yield();
-      if (ready()) return;
     }
     bell_->sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::uint32_t seq = bell_->bell.load(std::memory_order_seq_cst);
@@ -129,6 +127,7 @@ class ShmDevice : public Device {
   Fd fd_;
   Doorbell* bell_ = nullptr;
   std::chrono::microseconds spin_;
+  bool oversubscribed_ = false;
   std::atomic<bool> aborted_{false};
 };
 
