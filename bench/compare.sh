@@ -69,8 +69,11 @@ mpi() {
   case $cfg in
     shm2) mpirun -np 2 --mca btl self,vader "$peers/mpi_allreduce" "$@" ;;
     shm4) mpirun -np 4 --oversubscribe --mca btl self,vader "$peers/mpi_allreduce" "$@" ;;
-    tcp2) mpirun --mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
-            -np 1 ip netns exec $ns_a "$peers/mpi_allreduce" "$@" : -np 1 ip netns exec $ns_b "$peers/mpi_allreduce" "$@" ;;
+    # mpirun runs in namespace A; its PMIx server must listen on the veth
+    # (not loopback) so the rank in namespace B can reach it.
+    tcp2) ip netns exec $ns_a env PMIX_MCA_ptl_tcp_if_include=hnva PMIX_MCA_ptl_tcp_remote_connections=1 \
+            mpirun --mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include hnva \
+            -np 1 "$peers/mpi_allreduce" "$@" : -np 1 ip netns exec $ns_b "$peers/mpi_allreduce" "$@" ;;
   esac
 }
 

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <stdexcept>
+#include <thread>
 
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l3_comm/tcp/device.h"
@@ -46,8 +47,17 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
   }
   try {
     connect_all(ctx);
-  } catch (...) {
+  } catch (const LinkError& e) {
+    // A broken rendezvous is often the echo of the real cause, which the
+    // watch channel reports (the job failed to form, a rank died): prefer it.
+    for (int i = 0; i < 30 && !abort_.is_set() && client_; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (client_) client_->close(false);
     // Rank 0 of a job that failed to form keeps telling latecomers why.
+    if (server_ && server_->failed()) server_->linger_after_failure(Clock::now() + opt_.timeout);
+    if (abort_.is_set() && !dynamic_cast<const AuthError*>(&e)) throw_aborted(abort_, ctx);
+    throw;
+  } catch (...) {
     if (client_) client_->close(false);
     if (server_ && server_->failed()) server_->linger_after_failure(Clock::now() + opt_.timeout);
     throw;

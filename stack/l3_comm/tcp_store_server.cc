@@ -60,6 +60,8 @@ void TcpStoreServer::linger_after_failure(Deadline deadline) {
   std::unique_lock lk(mu_);
   if (fatal_.empty()) return;
   cv_.wait_until(lk, deadline, [&] { return static_cast<int>(joined_.size()) >= creds_.world; });
+  // Let the last ones read their replies before the sockets close.
+  cv_.wait_until(lk, std::min(deadline, Clock::now() + std::chrono::milliseconds(500)), [] { return false; });
 }
 
 bool TcpStoreServer::failed() const {
