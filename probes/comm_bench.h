@@ -20,7 +20,15 @@
 
 namespace hn::probes {
 
-enum class BenchOp { kAllreduce, kReduceScatter, kAllgather, kBroadcast, kReduce, kAlltoall, kSendRecv };
+enum class BenchOp {
+  kAllreduce,
+  kReduceScatter,
+  kAllgather,
+  kBroadcast,
+  kReduce,
+  kAlltoall,
+  kSendRecv
+};
 
 std::string_view to_string(BenchOp op);
 BenchOp bench_op_from_string(std::string_view s);  // throws std::invalid_argument listing the names
@@ -35,8 +43,8 @@ struct BenchConfig {
 };
 
 struct BenchRow {
-  std::size_t bytes = 0;   // nccl-tests "size"
-  std::size_t count = 0;   // elements per rank buffer (nccl-tests "count")
+  std::size_t bytes = 0;  // nccl-tests "size"
+  std::size_t count = 0;  // elements per rank buffer (nccl-tests "count")
   double time_us = 0;
   double algbw = 0, busbw = 0;  // GB/s
   long long wrong = -1;         // -1: not checked

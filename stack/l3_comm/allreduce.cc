@@ -13,8 +13,12 @@ namespace {
 
 using op::ReduceOp;
 
-std::byte* B(void* p) { return static_cast<std::byte*>(p); }
-const std::byte* B(const void* p) { return static_cast<const std::byte*>(p); }
+std::byte* B(void* p) {
+  return static_cast<std::byte*>(p);
+}
+const std::byte* B(const void* p) {
+  return static_cast<const std::byte*>(p);
+}
 
 void copy_if_needed(void* dst, const void* src, std::size_t bytes) {
   if (dst != src && bytes) std::memcpy(dst, src, bytes);
@@ -22,7 +26,8 @@ void copy_if_needed(void* dst, const void* src, std::size_t bytes) {
 
 // Reduce-scatter then allgather around the ring; every send after the first
 // is gated on the receive it forwards, so the whole thing is one pipeline.
-void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o) {
+void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
+                    const Options& o) {
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t esz = op::dtype_size(o.dtype);
   Blocks b(count, n, esz);
@@ -48,7 +53,8 @@ void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t c
 // round reads one buffer and reduces into the other (ping-pong); a round's
 // receive starts only after the previous round completed, because it
 // overwrites the buffer that round was sending.
-void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o) {
+void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
+                  const Options& o) {
   const int n = c.size(), r = c.rank();
   const std::size_t bytes = count * op::dtype_size(o.dtype);
   int p2 = 1;
@@ -88,8 +94,10 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
     int partner = pv < extra ? pv * 2 : pv + extra;
     int sidx = s.send_gated(partner, cur, bytes, prev);
     int ridx = s.recv_reduce(partner, target(w), cur, bytes, avg && w == writes - 1);
-    if (prev_send >= 0) s.set_after(ridx, {prev_send, prev});
-    else if (prev >= 0) s.set_after(ridx, {prev});
+    if (prev_send >= 0)
+      s.set_after(ridx, {prev_send, prev});
+    else if (prev >= 0)
+      s.set_after(ridx, {prev});
     prev = ridx;
     prev_send = sidx;
     cur = target(w);
@@ -100,7 +108,8 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
 
 // Ring reduce-scatter: block r ends on rank r; intermediate sums live in a
 // scratch buffer so the caller's send buffer is never written.
-void ring_reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t rc, const Options& o) {
+void ring_reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t rc,
+                         const Options& o) {
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t bb = rc * op::dtype_size(o.dtype);
   std::byte* tmp = c.scratch(0, n > 2 ? bb * n : 0);
@@ -121,9 +130,12 @@ void ring_reduce_scatter(Communicator& c, const void* send, void* recv, std::siz
 
 std::string_view to_string(Algorithm a) {
   switch (a) {
-    case Algorithm::kAuto: return "auto";
-    case Algorithm::kRing: return "ring";
-    case Algorithm::kRecursiveDoubling: return "rd";
+    case Algorithm::kAuto:
+      return "auto";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kRecursiveDoubling:
+      return "rd";
   }
   return "?";
 }
@@ -132,7 +144,8 @@ Algorithm algorithm_from_string(std::string_view s) {
   if (s == "auto") return Algorithm::kAuto;
   if (s == "ring") return Algorithm::kRing;
   if (s == "rd" || s == "tree" || s == "recursive-doubling") return Algorithm::kRecursiveDoubling;
-  throw std::invalid_argument("unknown algorithm '" + std::string(s) + "' (expected auto, ring or rd)");
+  throw std::invalid_argument("unknown algorithm '" + std::string(s) +
+                              "' (expected auto, ring or rd)");
 }
 
 std::size_t latency_crossover_bytes(const Communicator& c) {
@@ -147,12 +160,16 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
     return;
   }
   Algorithm a = o.algorithm;
-  if (a == Algorithm::kAuto) a = bytes < latency_crossover_bytes(c) ? Algorithm::kRecursiveDoubling : Algorithm::kRing;
-  if (a == Algorithm::kRing) ring_allreduce(c, send, recv, count, o);
-  else rd_allreduce(c, send, recv, count, o);
+  if (a == Algorithm::kAuto)
+    a = bytes < latency_crossover_bytes(c) ? Algorithm::kRecursiveDoubling : Algorithm::kRing;
+  if (a == Algorithm::kRing)
+    ring_allreduce(c, send, recv, count, o);
+  else
+    rd_allreduce(c, send, recv, count, o);
 }
 
-void reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t recv_count, const Options& o) {
+void reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t recv_count,
+                    const Options& o) {
   const std::size_t bb = recv_count * op::dtype_size(o.dtype);
   if (c.size() == 1 || recv_count == 0) {
     copy_if_needed(recv, send, bb);

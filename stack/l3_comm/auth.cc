@@ -49,9 +49,9 @@ std::string read_text(int fd, Deadline d, const ErrorContext& ctx, const char* w
   return s;
 }
 
-std::vector<unsigned char> mac_of(const Credentials& c, std::string_view label, const unsigned char* own_nonce,
-                                  const unsigned char* peer_nonce, int own_rank, int peer_rank,
-                                  std::string_view channel) {
+std::vector<unsigned char> mac_of(const Credentials& c, std::string_view label,
+                                  const unsigned char* own_nonce, const unsigned char* peer_nonce,
+                                  int own_rank, int peer_rank, std::string_view channel) {
   std::vector<unsigned char> msg;
   put_text(msg, "hnprecheck-auth-v1");
   put_text(msg, label);
@@ -64,7 +64,8 @@ std::vector<unsigned char> mac_of(const Credentials& c, std::string_view label, 
   put_text(msg, channel);
   std::vector<unsigned char> out(kMac);
   unsigned int len = 0;
-  HMAC(EVP_sha256(), c.token.data(), static_cast<int>(c.token.size()), msg.data(), msg.size(), out.data(), &len);
+  HMAC(EVP_sha256(), c.token.data(), static_cast<int>(c.token.size()), msg.data(), msg.size(),
+       out.data(), &len);
   return out;
 }
 
@@ -108,17 +109,19 @@ PeerHello authenticate(int fd, const Credentials& creds, std::string_view channe
   ctx.peer_rank = peer.rank;
 
   if (peer.job != creds.job_id)
-    throw fail("job id mismatch: this rank belongs to job '" + creds.job_id + "', the other end to job '" +
-               peer.job + "' (two jobs on one rendezvous port?)");
+    throw fail("job id mismatch: this rank belongs to job '" + creds.job_id +
+               "', the other end to job '" + peer.job + "' (two jobs on one rendezvous port?)");
   if (static_cast<int>(peer.world) != creds.world)
-    throw fail("world size mismatch: we have " + std::to_string(creds.world) + " ranks, the other end " +
-               std::to_string(peer.world));
+    throw fail("world size mismatch: we have " + std::to_string(creds.world) +
+               " ranks, the other end " + std::to_string(peer.world));
   if (peer.channel != channel)
-    throw fail("channel mismatch: we expected '" + std::string(channel) + "', the other end speaks '" +
-               peer.channel + "'");
-  if (peer.rank < 0 || peer.rank >= creds.world || (expected_peer >= 0 && peer.rank != expected_peer))
-    throw fail("unexpected rank " + std::to_string(peer.rank) +
-               (expected_peer >= 0 ? " (expected rank " + std::to_string(expected_peer) + ")" : ""));
+    throw fail("channel mismatch: we expected '" + std::string(channel) +
+               "', the other end speaks '" + peer.channel + "'");
+  if (peer.rank < 0 || peer.rank >= creds.world ||
+      (expected_peer >= 0 && peer.rank != expected_peer))
+    throw fail(
+        "unexpected rank " + std::to_string(peer.rank) +
+        (expected_peer >= 0 ? " (expected rank " + std::to_string(expected_peer) + ")" : ""));
 
   auto my_mac = mac_of(creds, "mac", mine.nonce, peer.nonce, my_rank, peer.rank, channel);
   write_full(fd, my_mac.data(), my_mac.size(), deadline, ctx);
@@ -135,10 +138,12 @@ PeerHello authenticate(int fd, const Credentials& creds, std::string_view channe
   }
   if (!ok)
     throw fail("rank " + std::to_string(peer.rank) +
-               " presented a wrong job token (HMAC mismatch): check HN_TOKEN / --token-file on every rank");
+               " presented a wrong job token (HMAC mismatch): check HN_TOKEN / --token-file on "
+               "every rank");
   if (their_verdict != 1)
-    throw fail("rank " + std::to_string(peer.rank) +
-               " rejected our job token (HMAC mismatch): check HN_TOKEN / --token-file on every rank");
+    throw fail(
+        "rank " + std::to_string(peer.rank) +
+        " rejected our job token (HMAC mismatch): check HN_TOKEN / --token-file on every rank");
   return PeerHello{peer.rank, peer.channel};
 }
 

@@ -20,6 +20,8 @@ struct Blocks {
   }
 };
 
-inline int mod(int a, int n) { return ((a % n) + n) % n; }
+inline int mod(int a, int n) {
+  return ((a % n) + n) % n;
+}
 
 }  // namespace hn::stack::comm

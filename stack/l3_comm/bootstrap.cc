@@ -17,20 +17,23 @@ Bootstrap bootstrap_from_env(const sched::EnvLookup& env, const BootstrapInputs&
     std::string t = compat::read_text_file(in.token_file);
     auto nl = t.find_first_of("\r\n");
     if (nl != std::string::npos) t.resize(nl);
-    if (t.empty()) throw compat::InputError(in.token_file, 1, 0, "--token-file", "the token file is empty");
+    if (t.empty())
+      throw compat::InputError(in.token_file, 1, 0, "--token-file", "the token file is empty");
     o.creds.token = t;
   } else if (const char* t = env("HN_TOKEN"); t && *t) {
     o.creds.token = t;
   }
   if (o.world == 1) return b;
   if (o.creds.token.empty())
-    throw compat::InputError("environment", 0, 0, "HN_TOKEN",
-                             "no job token: set HN_TOKEN on every rank (e.g. HN_TOKEN=$(openssl rand -hex 32)) "
-                             "or pass --token-file; every connection is authenticated with it");
+    throw compat::InputError(
+        "environment", 0, 0, "HN_TOKEN",
+        "no job token: set HN_TOKEN on every rank (e.g. HN_TOKEN=$(openssl rand -hex 32)) "
+        "or pass --token-file; every connection is authenticated with it");
   b.rendezvous = sched::resolve_rendezvous(env, b.identity, in.rendezvous);
   o.rendezvous_host = b.rendezvous.host;
   o.rendezvous_port = b.rendezvous.port;
-  if (env("HN_STORE_FD") && o.rank == 0) o.store_fd = sched::env_int(env, "HN_STORE_FD", 0, 1 << 20);
+  if (env("HN_STORE_FD") && o.rank == 0)
+    o.store_fd = sched::env_int(env, "HN_STORE_FD", 0, 1 << 20);
   return b;
 }
 

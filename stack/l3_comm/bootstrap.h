@@ -17,9 +17,9 @@
 namespace hn::stack::comm {
 
 struct BootstrapInputs {
-  std::string rendezvous;           // --rendezvous HOST:PORT ("" = from the environment)
-  std::string token_file;           // --token-file PATH ("" = HN_TOKEN)
-  std::optional<int> world_size;    // --world-size (Kubernetes indexed jobs)
+  std::string rendezvous;         // --rendezvous HOST:PORT ("" = from the environment)
+  std::string token_file;         // --token-file PATH ("" = HN_TOKEN)
+  std::optional<int> world_size;  // --world-size (Kubernetes indexed jobs)
 };
 
 struct Bootstrap {

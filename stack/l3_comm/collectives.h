@@ -22,7 +22,8 @@ enum class Algorithm {
   kRecursiveDoubling  // latency-optimal: log2(n) exchanges (+2 for non-powers of two)
 };
 std::string_view to_string(Algorithm a);
-Algorithm algorithm_from_string(std::string_view s);  // "auto", "ring", "rd"/"tree"; throws invalid_argument
+Algorithm algorithm_from_string(
+    std::string_view s);  // "auto", "ring", "rd"/"tree"; throws invalid_argument
 
 struct Options {
   op::DType dtype = op::DType::kF32;
@@ -40,7 +41,8 @@ std::size_t latency_crossover_bytes(const Communicator& c);
 void allreduce(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o);
 // send holds size()*recv_count elements; rank r gets the reduction of block r.
 // In place: recv == send + rank*recv_count elements.
-void reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t recv_count, const Options& o);
+void reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t recv_count,
+                    const Options& o);
 // recv holds size()*count elements, block r from rank r. In place: send == recv + rank*count.
 void allgather(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o);
 // buf on o.root is copied to buf everywhere.
@@ -52,15 +54,16 @@ void alltoall(Communicator& c, const void* send, void* recv, std::size_t count, 
 // Variable sizes, in elements: send_counts[j]/send_displs[j] to rank j,
 // recv_counts[j]/recv_displs[j] from rank j. Send and recv must not overlap.
 void alltoallv(Communicator& c, const void* send, const std::vector<std::size_t>& send_counts,
-               const std::vector<std::size_t>& send_displs, void* recv, const std::vector<std::size_t>& recv_counts,
+               const std::vector<std::size_t>& send_displs, void* recv,
+               const std::vector<std::size_t>& recv_counts,
                const std::vector<std::size_t>& recv_displs, const Options& o);
 // Point to point. The peer must make the matching call.
 void send(Communicator& c, const void* buf, std::size_t count, int peer, const Options& o);
 void recv(Communicator& c, void* buf, std::size_t count, int peer, const Options& o);
 // Sends to `to` and receives from `from` at the same time (a ring shift when
 // to = rank+1, from = rank-1).
-void sendrecv(Communicator& c, const void* send_buf, int to, void* recv_buf, int from, std::size_t count,
-              const Options& o);
+void sendrecv(Communicator& c, const void* send_buf, int to, void* recv_buf, int from,
+              std::size_t count, const Options& o);
 // Returns once every rank has entered it (dissemination, log2(n) rounds).
 void barrier(Communicator& c, const Options& o = {});
 

@@ -11,9 +11,12 @@ namespace hn::stack::comm {
 
 std::string_view to_string(TransportKind t) {
   switch (t) {
-    case TransportKind::kAuto: return "auto";
-    case TransportKind::kTcp: return "tcp";
-    case TransportKind::kShm: return "shm";
+    case TransportKind::kAuto:
+      return "auto";
+    case TransportKind::kTcp:
+      return "tcp";
+    case TransportKind::kShm:
+      return "shm";
   }
   return "?";
 }
@@ -22,7 +25,8 @@ TransportKind transport_from_string(std::string_view s) {
   if (s == "auto") return TransportKind::kAuto;
   if (s == "tcp") return TransportKind::kTcp;
   if (s == "shm") return TransportKind::kShm;
-  throw std::invalid_argument("unknown transport '" + std::string(s) + "' (expected tcp, shm or auto)");
+  throw std::invalid_argument("unknown transport '" + std::string(s) +
+                              "' (expected tcp, shm or auto)");
 }
 
 Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
@@ -39,11 +43,12 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
   ctx.plane = opt_.link.plane;
   ctx.operation = "rendezvous";
   if (opt_.rank == 0) {
-    Fd listener = opt_.store_fd >= 0 ? Fd(opt_.store_fd)
-                                     : listen_on(opt_.link.bind_address, opt_.rendezvous_port, opt_.link, ctx);
+    Fd listener = opt_.store_fd >= 0
+                      ? Fd(opt_.store_fd)
+                      : listen_on(opt_.link.bind_address, opt_.rendezvous_port, opt_.link, ctx);
     opt_.store_fd = -1;
-    server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds, opt_.link.connect_timeout,
-                                               opt_.link.plane);
+    server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds,
+                                               opt_.link.connect_timeout, opt_.link.plane);
   }
   try {
     connect_all(ctx);
@@ -65,8 +70,8 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
 }
 
 void Communicator::connect_all(const ErrorContext& ctx) {
-  client_ = std::make_unique<TcpStoreClient>(opt_.rendezvous_host, opt_.rendezvous_port, opt_.link, opt_.creds,
-                                             opt_.rank);
+  client_ = std::make_unique<TcpStoreClient>(opt_.rendezvous_host, opt_.rendezvous_port, opt_.link,
+                                             opt_.creds, opt_.rank);
   client_->start_watch([this](int dead, const std::string& why) { on_watch_event(dead, why); });
   group_store_ = std::make_unique<PrefixStore>(*client_, "g/" + opt_.group);
 
@@ -78,10 +83,13 @@ void Communicator::connect_all(const ErrorContext& ctx) {
   for (int r = 0; r < opt_.world; ++r)
     if (group_store_->get("host/" + std::to_string(r), opt_.timeout) != mine) all_local = false;
   if (opt_.transport == TransportKind::kShm && !all_local)
-    throw LinkError(LinkError::Kind::kOther,
-                    "--transport shm needs every rank on this host; some ranks run elsewhere (use tcp or auto)", ctx);
-  transport_ = opt_.transport == TransportKind::kAuto ? (all_local ? TransportKind::kShm : TransportKind::kTcp)
-                                                      : opt_.transport;
+    throw LinkError(
+        LinkError::Kind::kOther,
+        "--transport shm needs every rank on this host; some ranks run elsewhere (use tcp or auto)",
+        ctx);
+  transport_ = opt_.transport == TransportKind::kAuto
+                   ? (all_local ? TransportKind::kShm : TransportKind::kTcp)
+                   : opt_.transport;
 
   PrefixStore link_store(*group_store_, std::string(to_string(transport_)));
   DeviceSetup setup;
@@ -93,7 +101,8 @@ void Communicator::connect_all(const ErrorContext& ctx) {
   setup.advertise_ip = client_->local_ip();
   setup.timeout = opt_.timeout;
   setup.shm_ring_bytes = opt_.shm_ring_bytes;
-  device_ = transport_ == TransportKind::kShm ? shm::create_device(setup) : tcp::create_device(setup);
+  device_ =
+      transport_ == TransportKind::kShm ? shm::create_device(setup) : tcp::create_device(setup);
   live_device_.store(device_.get(), std::memory_order_release);
   if (abort_.is_set()) device_->interrupt();
   check_abort("link setup");
@@ -102,7 +111,9 @@ void Communicator::connect_all(const ErrorContext& ctx) {
 Communicator::~Communicator() {
   const bool failing = std::uncaught_exceptions() > 0 || abort_.is_set();
   if (client_) client_->close(!failing);
-  if (server_) server_->wait_departures(Clock::now() + (failing ? std::chrono::milliseconds(500) : opt_.timeout));
+  if (server_)
+    server_->wait_departures(Clock::now() +
+                             (failing ? std::chrono::milliseconds(500) : opt_.timeout));
   live_device_.store(nullptr, std::memory_order_release);
   // Without a goodbye the watch channel closes with the process: the
   // rendezvous reports this rank as gone, which is the truth.

@@ -34,10 +34,10 @@ TransportKind transport_from_string(std::string_view s);
 struct CommOptions {
   int rank = 0;
   int world = 1;
-  Credentials creds;              // creds.world is set from world
+  Credentials creds;  // creds.world is set from world
   std::string rendezvous_host = "127.0.0.1";
   int rendezvous_port = 0;
-  int store_fd = -1;              // rank 0: an already listening socket to serve the store on
+  int store_fd = -1;  // rank 0: an already listening socket to serve the store on
   LinkParams link;
   TransportKind transport = TransportKind::kAuto;
   std::chrono::milliseconds timeout{30000};  // rendezvous waits and each collective
@@ -59,7 +59,8 @@ class Communicator {
   const LinkParams& link() const { return opt_.link; }
 
   // Runs one collective's schedule under timeout (0: the communicator's).
-  void run(Schedule& s, const char* operation, std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+  void run(Schedule& s, const char* operation,
+           std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   // Throws the pending abort, if any (a death reported between collectives).
   void check_abort(const char* operation) const;
   // The store scoped to this group, for callers that exchange metadata.

@@ -54,7 +54,8 @@ class LinkError : public CommError {
 
 class TimeoutError : public LinkError {
  public:
-  TimeoutError(const std::string& what, ErrorContext ctx) : LinkError(Kind::kTimeout, what, std::move(ctx)) {}
+  TimeoutError(const std::string& what, ErrorContext ctx)
+      : LinkError(Kind::kTimeout, what, std::move(ctx)) {}
 };
 
 class AuthError : public LinkError {

@@ -9,29 +9,38 @@ namespace hn::stack::comm {
 
 namespace {
 
-std::byte* B(void* p) { return static_cast<std::byte*>(p); }
-const std::byte* B(const void* p) { return static_cast<const std::byte*>(p); }
+std::byte* B(void* p) {
+  return static_cast<std::byte*>(p);
+}
+const std::byte* B(const void* p) {
+  return static_cast<const std::byte*>(p);
+}
 
 void check_peer(const Communicator& c, int peer, const char* what) {
   if (peer < 0 || peer >= c.size() || peer == c.rank())
-    throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) + " is not another rank of " +
-                                std::to_string(c.size()));
+    throw std::invalid_argument(std::string(what) + ": peer " + std::to_string(peer) +
+                                " is not another rank of " + std::to_string(c.size()));
 }
 
 }  // namespace
 
 void alltoallv(Communicator& c, const void* send, const std::vector<std::size_t>& send_counts,
-               const std::vector<std::size_t>& send_displs, void* recv, const std::vector<std::size_t>& recv_counts,
+               const std::vector<std::size_t>& send_displs, void* recv,
+               const std::vector<std::size_t>& recv_counts,
                const std::vector<std::size_t>& recv_displs, const Options& o) {
   const int n = c.size(), r = c.rank();
   const std::size_t esz = op::dtype_size(o.dtype);
   const auto un = static_cast<std::size_t>(n);
-  if (send_counts.size() != un || send_displs.size() != un || recv_counts.size() != un || recv_displs.size() != un)
+  if (send_counts.size() != un || send_displs.size() != un || recv_counts.size() != un ||
+      recv_displs.size() != un)
     throw std::invalid_argument("alltoallv: counts and displacements need one entry per rank");
   if (send_counts[r] != recv_counts[r])
-    throw std::invalid_argument("alltoallv: this rank sends itself " + std::to_string(send_counts[r]) +
-                                " elements but expects " + std::to_string(recv_counts[r]));
-  if (send_counts[r]) std::memcpy(B(recv) + recv_displs[r] * esz, B(send) + send_displs[r] * esz, send_counts[r] * esz);
+    throw std::invalid_argument("alltoallv: this rank sends itself " +
+                                std::to_string(send_counts[r]) + " elements but expects " +
+                                std::to_string(recv_counts[r]));
+  if (send_counts[r])
+    std::memcpy(B(recv) + recv_displs[r] * esz, B(send) + send_displs[r] * esz,
+                send_counts[r] * esz);
   Schedule& s = c.schedule(o.dtype);
   // Start with the next rank so that not everyone talks to rank 0 first.
   for (int k = 1; k < n; ++k) {
@@ -44,7 +53,8 @@ void alltoallv(Communicator& c, const void* send, const std::vector<std::size_t>
 
 void alltoall(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o) {
   const auto n = static_cast<std::size_t>(c.size());
-  if (send == recv && count && n > 1) throw std::invalid_argument("alltoall: send and recv must not overlap");
+  if (send == recv && count && n > 1)
+    throw std::invalid_argument("alltoall: send and recv must not overlap");
   std::vector<std::size_t> counts(n, count), displs(n);
   for (std::size_t i = 0; i < n; ++i) displs[i] = i * count;
   alltoallv(c, send, counts, displs, recv, counts, displs, o);
@@ -64,8 +74,8 @@ void recv(Communicator& c, void* buf, std::size_t count, int peer, const Options
   c.run(s, "recv", o.timeout);
 }
 
-void sendrecv(Communicator& c, const void* send_buf, int to, void* recv_buf, int from, std::size_t count,
-              const Options& o) {
+void sendrecv(Communicator& c, const void* send_buf, int to, void* recv_buf, int from,
+              std::size_t count, const Options& o) {
   check_peer(c, to, "sendrecv");
   check_peer(c, from, "sendrecv");
   const std::size_t bytes = count * op::dtype_size(o.dtype);

@@ -44,7 +44,8 @@ int Schedule::recv(int peer, void* buf, std::size_t bytes) {
   return static_cast<int>(transfers.size()) - 1;
 }
 
-int Schedule::recv_reduce(int peer, void* dst, const void* accum, std::size_t bytes, bool finish_avg) {
+int Schedule::recv_reduce(int peer, void* dst, const void* accum, std::size_t bytes,
+                          bool finish_avg) {
   int i = recv(peer, dst, bytes);
   transfers[i].reduce = true;
   transfers[i].accum = static_cast<const std::byte*>(accum);
@@ -92,7 +93,8 @@ using Queue = Schedule::Queue;
 
 std::size_t allowed_bytes(const Schedule& s, const Transfer& t) {
   std::size_t a = t.bytes;
-  for (std::uint32_t i = 0; i < t.gate_count; ++i) a = std::min(a, s.transfers[s.deps[t.gate_first + i]].ready);
+  for (std::uint32_t i = 0; i < t.gate_count; ++i)
+    a = std::min(a, s.transfers[s.deps[t.gate_first + i]].ready);
   return a;
 }
 
@@ -107,7 +109,8 @@ bool started(const Schedule& s, const Transfer& t) {
 // Delivers a piece of a reducing receive: whole elements are reduced
 // straight from the transport's memory; a split element waits in carry
 // (8 bytes, then its length).
-void reduce_piece(const Schedule& s, Transfer& t, std::uint8_t* carry, const std::byte* p, std::size_t len) {
+void reduce_piece(const Schedule& s, Transfer& t, std::uint8_t* carry, const std::byte* p,
+                  std::size_t len) {
   const std::size_t esz = op::dtype_size(s.dtype);
   auto apply = [&](const std::byte* src, std::size_t elems) {
     std::size_t off = t.ready;
@@ -146,7 +149,8 @@ std::string pending_text(const Schedule& s) {
     if (!out.empty()) out += "; ";
     out += (t.send ? "sending to rank " : "receiving from rank ") + std::to_string(q.peer) + " (" +
            std::to_string(t.done) + " of " + std::to_string(t.bytes) + " bytes";
-    if (t.send && allowed_bytes(s, t) <= t.done && t.done < t.bytes) out += ", waiting for its input";
+    if (t.send && allowed_bytes(s, t) <= t.done && t.done < t.bytes)
+      out += ", waiting for its input";
     out += ")";
   }
   return out;
@@ -157,7 +161,9 @@ std::string pending_text(const Schedule& s) {
 void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const AbortState& abort,
                   const ErrorContext& ctx) {
   const auto t0 = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0); };
+  auto elapsed = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+  };
   // Group transfers into per-(peer, direction) queues, in schedule order.
   const int nt = static_cast<int>(s.transfers.size());
   s.queues.clear();
@@ -210,7 +216,9 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
             std::size_t n;
             if (t.reduce) {
               std::uint8_t* carry = &s.carry[static_cast<std::size_t>(ti) * 9];
-              auto sink = [&](const std::byte* d, std::size_t len) { reduce_piece(s, t, carry, d, len); };
+              auto sink = [&](const std::byte* d, std::size_t len) {
+                reduce_piece(s, t, carry, d, len);
+              };
               n = p.try_recv(t.bytes - t.done, sink);
             } else {
               n = p.try_recv_into(t.buf + t.done, t.bytes - t.done);
@@ -227,13 +235,15 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
     } catch (const LinkError& e) {
       // A broken link is often the echo of a death elsewhere: give the
       // watch channel a moment to name the rank that really died.
-      for (int i = 0; i < 30 && !abort.is_set(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      for (int i = 0; i < 30 && !abort.is_set(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       if (abort.is_set()) throw_aborted(abort, ctx);
       ErrorContext c = ctx;
       c.peer_rank = e.context().peer_rank;
       c.peer_address = e.context().peer_address;
       c.elapsed = elapsed();
-      if (auto* pd = dynamic_cast<const PeerDiedError*>(&e)) throw PeerDiedError(pd->dead_rank(), e.detail(), c);
+      if (auto* pd = dynamic_cast<const PeerDiedError*>(&e))
+        throw PeerDiedError(pd->dead_rank(), e.detail(), c);
       throw LinkError(e.kind(), e.detail(), c);
     }
     if (all_done) return;
@@ -256,8 +266,10 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
       if (q.head >= q.count) continue;
       const Transfer& t = s.transfers[s.order[q.first + q.head]];
       if (!started(s, t)) continue;
-      if (!t.send) s.wait_recv.push_back(&device.pair(q.peer));
-      else if (allowed_bytes(s, t) > t.done) s.wait_send.push_back(&device.pair(q.peer));
+      if (!t.send)
+        s.wait_recv.push_back(&device.pair(q.peer));
+      else if (allowed_bytes(s, t) > t.done)
+        s.wait_send.push_back(&device.pair(q.peer));
     }
     device.wait(s.wait_send, s.wait_recv, deadline);
   }

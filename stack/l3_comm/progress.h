@@ -20,9 +20,9 @@
 // watch channel reported a death) or a link breaks.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <cstddef>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -36,9 +36,9 @@ namespace hn::stack::comm {
 struct Transfer {
   int peer = -1;
   bool send = false;
-  bool reduce = false;          // recv: dst = accum (op) incoming
-  bool finish_avg = false;      // recv reduce: divide by Schedule::avg_divisor afterwards
-  std::byte* buf = nullptr;     // send: source; recv: destination
+  bool reduce = false;       // recv: dst = accum (op) incoming
+  bool finish_avg = false;   // recv reduce: divide by Schedule::avg_divisor afterwards
+  std::byte* buf = nullptr;  // send: source; recv: destination
   std::size_t bytes = 0;
   const std::byte* accum = nullptr;  // recv reduce: the other operand (may equal buf)
   // Dependencies, as ranges of Schedule::deps:
@@ -67,7 +67,8 @@ struct Schedule {
     return gate < 0 ? send(peer, buf, bytes) : send(peer, buf, bytes, {gate});
   }
   int recv(int peer, void* buf, std::size_t bytes);
-  int recv_reduce(int peer, void* dst, const void* accum, std::size_t bytes, bool finish_avg = false);
+  int recv_reduce(int peer, void* dst, const void* accum, std::size_t bytes,
+                  bool finish_avg = false);
   void set_after(int transfer, std::initializer_list<int> deps_list);
 
   // Engine scratch, kept for reuse.

@@ -10,8 +10,12 @@ namespace hn::stack::comm {
 
 namespace {
 
-std::byte* B(void* p) { return static_cast<std::byte*>(p); }
-const std::byte* B(const void* p) { return static_cast<const std::byte*>(p); }
+std::byte* B(void* p) {
+  return static_cast<std::byte*>(p);
+}
+const std::byte* B(const void* p) {
+  return static_cast<const std::byte*>(p);
+}
 
 void check_root(const Communicator& c, const Options& o) {
   if (o.root < 0 || o.root >= c.size())

@@ -29,25 +29,32 @@ ErrorContext with(ErrorContext ctx, const std::string& addr, Clock::time_point t
 
 LinkError::Kind classify_connect(int err) {
   switch (err) {
-    case ECONNREFUSED: return LinkError::Kind::kRefused;
+    case ECONNREFUSED:
+      return LinkError::Kind::kRefused;
     case ENETUNREACH:
     case EHOSTUNREACH:
     case EINVAL:  // a blackhole route answers connect() with EINVAL
     case EACCES:  // a prohibit route
-    case EPERM: return LinkError::Kind::kNoRoute;
-    case ETIMEDOUT: return LinkError::Kind::kTimeout;
-    default: return LinkError::Kind::kOther;
+    case EPERM:
+      return LinkError::Kind::kNoRoute;
+    case ETIMEDOUT:
+      return LinkError::Kind::kTimeout;
+    default:
+      return LinkError::Kind::kOther;
   }
 }
 
-std::string errno_text(int err) { return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")"; }
+std::string errno_text(int err) {
+  return std::string(strerror(err)) + " (errno " + std::to_string(err) + ")";
+}
 
 [[noreturn]] void throw_kind(LinkError::Kind k, const std::string& what, ErrorContext ctx) {
   if (k == LinkError::Kind::kTimeout) throw TimeoutError(what, std::move(ctx));
   throw LinkError(k, what, std::move(ctx));
 }
 
-void apply_bind(int fd, const LinkParams& p, int family, const ErrorContext& ctx, Clock::time_point t0) {
+void apply_bind(int fd, const LinkParams& p, int family, const ErrorContext& ctx,
+                Clock::time_point t0) {
   if (!p.bind_interface.empty() &&
       setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, p.bind_interface.c_str(),
                  static_cast<socklen_t>(p.bind_interface.size())) != 0)
@@ -59,14 +66,16 @@ void apply_bind(int fd, const LinkParams& p, int family, const ErrorContext& ctx
   hints.ai_family = family;
   hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
   if (getaddrinfo(p.bind_address.c_str(), "0", &hints, &res) != 0 || !res)
-    throw LinkError(LinkError::Kind::kOther, "bind address " + p.bind_address + " is not a " +
-                    (family == AF_INET6 ? "IPv6" : "IPv4") + " address", with(ctx, "", t0));
+    throw LinkError(LinkError::Kind::kOther,
+                    "bind address " + p.bind_address + " is not a " +
+                        (family == AF_INET6 ? "IPv6" : "IPv4") + " address",
+                    with(ctx, "", t0));
   int rc = bind(fd, res->ai_addr, res->ai_addrlen);
   int err = errno;
   freeaddrinfo(res);
   if (rc != 0)
-    throw LinkError(LinkError::Kind::kOther, "cannot bind to " + p.bind_address + ": " + errno_text(err),
-                    with(ctx, "", t0));
+    throw LinkError(LinkError::Kind::kOther,
+                    "cannot bind to " + p.bind_address + ": " + errno_text(err), with(ctx, "", t0));
 }
 
 // One non-blocking connect attempt; returns 0 or the errno, ETIMEDOUT when
@@ -102,9 +111,11 @@ int ms_left(Deadline d) {
 
 std::string address_text(const sockaddr* a, socklen_t len) {
   char host[NI_MAXHOST], serv[NI_MAXSERV];
-  if (getnameinfo(a, len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+  if (getnameinfo(a, len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) !=
+      0)
     return "?";
-  return a->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + serv : std::string(host) + ":" + serv;
+  return a->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + serv
+                                  : std::string(host) + ":" + serv;
 }
 
 std::string local_address_of(int fd) {
@@ -126,7 +137,8 @@ std::string local_ip_of(int fd) {
   socklen_t len = sizeof ss;
   char host[NI_MAXHOST];
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0 ||
-      getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, host, sizeof host, nullptr, 0, NI_NUMERICHOST) != 0)
+      getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, host, sizeof host, nullptr, 0,
+                  NI_NUMERICHOST) != 0)
     return "";
   return host;
 }
@@ -149,18 +161,20 @@ void set_nodelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-Fd connect_with_retry(const std::string& host, int port, const LinkParams& params, ErrorContext ctx) {
+Fd connect_with_retry(const std::string& host, int port, const LinkParams& params,
+                      ErrorContext ctx) {
   const auto t0 = Clock::now();
   if (ctx.plane.empty()) ctx.plane = params.plane;
   const Deadline deadline = t0 + params.connect_timeout;
-  const std::string target = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-                             std::to_string(port);
+  const std::string target =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_family = AF_UNSPEC;
   int gai = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
   if (gai != 0 || !res)
-    throw LinkError(LinkError::Kind::kNoRoute, "cannot resolve host '" + host + "': " + gai_strerror(gai),
+    throw LinkError(LinkError::Kind::kNoRoute,
+                    "cannot resolve host '" + host + "': " + gai_strerror(gai),
                     with(ctx, target, t0));
   std::vector<std::pair<sockaddr_storage, socklen_t>> addrs;
   for (addrinfo* ai = res; ai; ai = ai->ai_next) {
@@ -177,7 +191,9 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
       const sockaddr* sa = reinterpret_cast<const sockaddr*>(&ss);
       last_addr = address_text(sa, len);
       Fd fd(socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-      if (!fd) throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno), with(ctx, last_addr, t0));
+      if (!fd)
+        throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno),
+                        with(ctx, last_addr, t0));
       apply_bind(fd.get(), params, sa->sa_family, ctx, t0);
       last_err = try_connect(fd.get(), sa, len, deadline);
       if (last_err == 0) {
@@ -187,18 +203,21 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
       }
       if (last_err == ETIMEDOUT)
         throw TimeoutError("no answer from " + last_addr + " within the connect timeout of " +
-                               std::to_string(params.connect_timeout.count()) + " ms (packets dropped?)",
+                               std::to_string(params.connect_timeout.count()) +
+                               " ms (packets dropped?)",
                            with(ctx, last_addr, t0));
     }
     LinkError::Kind kind = classify_connect(last_err);
     bool retryable = kind == LinkError::Kind::kRefused || kind == LinkError::Kind::kNoRoute;
     auto sleep = params.retry_sleep * (attempt + 1);
     if (!retryable || attempt >= params.retry_count || Clock::now() + sleep >= deadline) {
-      std::string why = kind == LinkError::Kind::kRefused ? "nobody listens on " + last_addr
+      std::string why = kind == LinkError::Kind::kRefused   ? "nobody listens on " + last_addr
                         : kind == LinkError::Kind::kNoRoute ? "no route to " + last_addr
                                                             : "cannot connect to " + last_addr;
-      throw_kind(kind, why + ": " + errno_text(last_err) + ", after " + std::to_string(attempt + 1) +
-                           " attempt(s)", with(ctx, last_addr, t0));
+      throw_kind(kind,
+                 why + ": " + errno_text(last_err) + ", after " + std::to_string(attempt + 1) +
+                     " attempt(s)",
+                 with(ctx, last_addr, t0));
     }
     std::this_thread::sleep_for(sleep);
   }
@@ -209,7 +228,8 @@ Fd listen_on(const std::string& address, int port, const LinkParams& params, Err
   if (ctx.plane.empty()) ctx.plane = params.plane;
   bool v6 = address.find(':') != std::string::npos;
   Fd fd(socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd) throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno), with(ctx, "", t0));
+  if (!fd)
+    throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno), with(ctx, "", t0));
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   LinkParams p = params;
@@ -222,15 +242,18 @@ Fd listen_on(const std::string& address, int port, const LinkParams& params, Err
     a->sin6_family = AF_INET6;
     a->sin6_port = htons(static_cast<uint16_t>(port));
     if (inet_pton(AF_INET6, address.c_str(), &a->sin6_addr) != 1)
-      throw LinkError(LinkError::Kind::kOther, "'" + address + "' is not an IPv6 address", with(ctx, "", t0));
+      throw LinkError(LinkError::Kind::kOther, "'" + address + "' is not an IPv6 address",
+                      with(ctx, "", t0));
     len = sizeof *a;
   } else {
     auto* a = reinterpret_cast<sockaddr_in*>(&ss);
     a->sin_family = AF_INET;
     a->sin_port = htons(static_cast<uint16_t>(port));
-    if (address.empty()) a->sin_addr.s_addr = htonl(INADDR_ANY);
+    if (address.empty())
+      a->sin_addr.s_addr = htonl(INADDR_ANY);
     else if (inet_pton(AF_INET, address.c_str(), &a->sin_addr) != 1)
-      throw LinkError(LinkError::Kind::kOther, "'" + address + "' is not an IPv4 address", with(ctx, "", t0));
+      throw LinkError(LinkError::Kind::kOther, "'" + address + "' is not an IPv4 address",
+                      with(ctx, "", t0));
     len = sizeof *a;
   }
   std::string where = address_text(reinterpret_cast<sockaddr*>(&ss), len);
@@ -238,12 +261,16 @@ Fd listen_on(const std::string& address, int port, const LinkParams& params, Err
     int err = errno;
     if (err == EADDRINUSE)
       throw LinkError(LinkError::Kind::kPortInUse,
-                      "cannot listen on " + where + ": the port is already in use (another job or "
-                      "service holds it)", with(ctx, where, t0));
-    throw LinkError(LinkError::Kind::kOther, "cannot bind " + where + ": " + errno_text(err), with(ctx, where, t0));
+                      "cannot listen on " + where +
+                          ": the port is already in use (another job or "
+                          "service holds it)",
+                      with(ctx, where, t0));
+    throw LinkError(LinkError::Kind::kOther, "cannot bind " + where + ": " + errno_text(err),
+                    with(ctx, where, t0));
   }
   if (listen(fd.get(), 1024) != 0)
-    throw LinkError(LinkError::Kind::kOther, "listen(" + where + "): " + errno_text(errno), with(ctx, where, t0));
+    throw LinkError(LinkError::Kind::kOther, "listen(" + where + "): " + errno_text(errno),
+                    with(ctx, where, t0));
   return fd;
 }
 
@@ -275,19 +302,23 @@ void read_full(int fd, void* buf, std::size_t n, Deadline deadline, const ErrorC
       continue;
     }
     if (r == 0)
-      throw PeerDiedError(ctx.peer_rank, "the peer closed the connection (" + std::to_string(got) + " of " +
-                          std::to_string(n) + " bytes read)", with(ctx, "", t0));
+      throw PeerDiedError(ctx.peer_rank,
+                          "the peer closed the connection (" + std::to_string(got) + " of " +
+                              std::to_string(n) + " bytes read)",
+                          with(ctx, "", t0));
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK)
       throw PeerDiedError(ctx.peer_rank, "read failed: " + errno_text(errno), with(ctx, "", t0));
     pollfd pf{fd, POLLIN, 0};
     int pr = poll(&pf, 1, ms_left(deadline));
     if (pr == 0)
-      throw TimeoutError("waited for " + std::to_string(n - got) + " more bytes until the deadline", with(ctx, "", t0));
+      throw TimeoutError("waited for " + std::to_string(n - got) + " more bytes until the deadline",
+                         with(ctx, "", t0));
   }
 }
 
-void write_full(int fd, const void* buf, std::size_t n, Deadline deadline, const ErrorContext& ctx) {
+void write_full(int fd, const void* buf, std::size_t n, Deadline deadline,
+                const ErrorContext& ctx) {
   const auto t0 = Clock::now();
   auto* p = static_cast<const char*>(buf);
   std::size_t sent = 0;
@@ -302,8 +333,9 @@ void write_full(int fd, const void* buf, std::size_t n, Deadline deadline, const
       throw PeerDiedError(ctx.peer_rank, "write failed: " + errno_text(errno), with(ctx, "", t0));
     pollfd pf{fd, POLLOUT, 0};
     if (poll(&pf, 1, ms_left(deadline)) == 0)
-      throw TimeoutError("could not send " + std::to_string(n - sent) + " bytes before the deadline",
-                         with(ctx, "", t0));
+      throw TimeoutError(
+          "could not send " + std::to_string(n - sent) + " bytes before the deadline",
+          with(ctx, "", t0));
   }
 }
 

@@ -58,7 +58,8 @@ int local_port_of(int fd);
 // linear backoff on refused/no-route, total budget connect_timeout). The
 // returned socket is blocking with TCP_NODELAY set. Throws LinkError
 // (kRefused, kNoRoute, kOther), TimeoutError.
-Fd connect_with_retry(const std::string& host, int port, const LinkParams& params, ErrorContext ctx);
+Fd connect_with_retry(const std::string& host, int port, const LinkParams& params,
+                      ErrorContext ctx);
 
 // A listening socket on address:port ("" = any IPv4 address, port 0 = the
 // kernel picks); SO_BINDTODEVICE when params.bind_interface is set. Throws

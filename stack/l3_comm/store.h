@@ -26,7 +26,9 @@ class Store {
 class PrefixStore : public Store {
  public:
   PrefixStore(Store& base, std::string prefix) : base_(base), prefix_(std::move(prefix) + "/") {}
-  void set(const std::string& key, const std::string& value) override { base_.set(prefix_ + key, value); }
+  void set(const std::string& key, const std::string& value) override {
+    base_.set(prefix_ + key, value);
+  }
   std::string get(const std::string& key, std::chrono::milliseconds timeout) override {
     return base_.get(prefix_ + key, timeout);
   }

@@ -13,11 +13,18 @@
 namespace hn::stack::comm::wire {
 
 enum Op : std::uint8_t {
-  kSet = 'S', kGet = 'G', kWait = 'W',      // requests on the store channel
-  kOk = 'o', kValue = 'v', kMissing = 'm', kFatal = 'f',  // replies
-  kWatch = 'w', kRequests = 'r',             // first byte: which channel this is
-  kBye = 'b',                                // watch: clean departure
-  kDead = 'd', kAbort = 'a',                 // watch notices: rank died / job failed
+  kSet = 'S',
+  kGet = 'G',
+  kWait = 'W',  // requests on the store channel
+  kOk = 'o',
+  kValue = 'v',
+  kMissing = 'm',
+  kFatal = 'f',  // replies
+  kWatch = 'w',
+  kRequests = 'r',  // first byte: which channel this is
+  kBye = 'b',       // watch: clean departure
+  kDead = 'd',
+  kAbort = 'a',  // watch notices: rank died / job failed
 };
 
 inline constexpr std::size_t kMaxValue = 64u << 20;
@@ -36,7 +43,9 @@ class Writer {
     b_.insert(b_.end(), s.begin(), s.end());
     return *this;
   }
-  void send(int fd, Deadline d, const ErrorContext& ctx) const { write_full(fd, b_.data(), b_.size(), d, ctx); }
+  void send(int fd, Deadline d, const ErrorContext& ctx) const {
+    write_full(fd, b_.data(), b_.size(), d, ctx);
+  }
 
  private:
   std::vector<std::uint8_t> b_;

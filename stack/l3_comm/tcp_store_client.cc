@@ -7,7 +7,9 @@
 namespace hn::stack::comm {
 
 namespace {
-Deadline far_future() { return Clock::now() + std::chrono::hours(24 * 365); }
+Deadline far_future() {
+  return Clock::now() + std::chrono::hours(24 * 365);
+}
 std::chrono::milliseconds ms_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
 }
@@ -25,9 +27,12 @@ TcpStoreClient::TcpStoreClient(const std::string& host, int port, const LinkPara
   ctx_.peer_address = peer_address_of(req_.get());
 }
 
-TcpStoreClient::~TcpStoreClient() { close(); }
+TcpStoreClient::~TcpStoreClient() {
+  close();
+}
 
-Fd TcpStoreClient::open_channel(const std::string& host, int port, const LinkParams& params, std::uint8_t kind) {
+Fd TcpStoreClient::open_channel(const std::string& host, int port, const LinkParams& params,
+                                std::uint8_t kind) {
   ErrorContext ctx = ctx_;
   ctx.operation = "connect to the rendezvous";
   Fd fd = connect_with_retry(host, port, params, ctx);
@@ -38,8 +43,9 @@ Fd TcpStoreClient::open_channel(const std::string& host, int port, const LinkPar
   return fd;
 }
 
-std::string TcpStoreClient::request(const std::string& what, std::uint8_t op, const std::vector<std::string>& keys,
-                                    const std::string& value, std::chrono::milliseconds timeout) {
+std::string TcpStoreClient::request(const std::string& what, std::uint8_t op,
+                                    const std::vector<std::string>& keys, const std::string& value,
+                                    std::chrono::milliseconds timeout) {
   std::lock_guard lk(mu_);
   const auto t0 = Clock::now();
   ErrorContext ctx = ctx_;
@@ -48,7 +54,8 @@ std::string TcpStoreClient::request(const std::string& what, std::uint8_t op, co
   // a margin to reply before we give up on the connection itself.
   Deadline d = t0 + timeout + std::chrono::seconds(5);
   wire::Writer w(op);
-  if (op == wire::kSet) w.text(keys[0]).text(value);
+  if (op == wire::kSet)
+    w.text(keys[0]).text(value);
   else {
     if (op == wire::kWait) w.u32(static_cast<std::uint32_t>(keys.size()));
     for (const auto& k : keys) w.text(k);
@@ -69,8 +76,9 @@ std::string TcpStoreClient::request(const std::string& what, std::uint8_t op, co
     }
     if (n > 8) list += ", ...";
     ctx.elapsed = ms_since(t0);
-    throw TimeoutError(std::to_string(n) + " key(s) still missing after " + std::to_string(timeout.count()) +
-                           " ms: " + list + " (a rank did not start or cannot reach the rendezvous)",
+    throw TimeoutError(std::to_string(n) + " key(s) still missing after " +
+                           std::to_string(timeout.count()) + " ms: " + list +
+                           " (a rank did not start or cannot reach the rendezvous)",
                        ctx);
   }
   throw LinkError(LinkError::Kind::kOther, "unexpected reply from the rendezvous", ctx);
@@ -120,9 +128,9 @@ void TcpStoreClient::close(bool goodbye) {
   }
   if (watch_) {
     if (goodbye) try {
-      wire::Writer(wire::kBye).send(watch_.get(), Clock::now() + std::chrono::seconds(1), ctx_);
-    } catch (const CommError&) {
-    }
+        wire::Writer(wire::kBye).send(watch_.get(), Clock::now() + std::chrono::seconds(1), ctx_);
+      } catch (const CommError&) {
+      }
     shutdown(watch_.get(), SHUT_RDWR);
   }
   if (watcher_.joinable()) watcher_.join();

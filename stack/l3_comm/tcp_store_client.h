@@ -20,8 +20,8 @@ namespace hn::stack::comm {
 
 class TcpStoreClient : public Store {
  public:
-  TcpStoreClient(const std::string& host, int port, const LinkParams& params, const Credentials& creds,
-                 int rank);
+  TcpStoreClient(const std::string& host, int port, const LinkParams& params,
+                 const Credentials& creds, int rank);
   ~TcpStoreClient() override;
 
   void set(const std::string& key, const std::string& value) override;
@@ -37,8 +37,9 @@ class TcpStoreClient : public Store {
   std::string local_ip() const { return local_ip_of(req_.get()); }
 
  private:
-  std::string request(const std::string& what, std::uint8_t op, const std::vector<std::string>& keys,
-                      const std::string& value, std::chrono::milliseconds timeout);
+  std::string request(const std::string& what, std::uint8_t op,
+                      const std::vector<std::string>& keys, const std::string& value,
+                      std::chrono::milliseconds timeout);
   Fd open_channel(const std::string& host, int port, const LinkParams& params, std::uint8_t kind);
 
   Credentials creds_;

@@ -10,12 +10,16 @@
 namespace hn::stack::comm {
 
 namespace {
-Deadline far_future() { return Clock::now() + std::chrono::hours(24 * 365); }
+Deadline far_future() {
+  return Clock::now() + std::chrono::hours(24 * 365);
+}
 }  // namespace
 
-TcpStoreServer::TcpStoreServer(Fd listen_fd, Credentials creds, std::chrono::milliseconds handshake_timeout,
-                               std::string plane)
-    : listen_fd_(std::move(listen_fd)), creds_(std::move(creds)), handshake_timeout_(handshake_timeout),
+TcpStoreServer::TcpStoreServer(Fd listen_fd, Credentials creds,
+                               std::chrono::milliseconds handshake_timeout, std::string plane)
+    : listen_fd_(std::move(listen_fd)),
+      creds_(std::move(creds)),
+      handshake_timeout_(handshake_timeout),
       plane_(std::move(plane)) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) throw LinkError(LinkError::Kind::kOther, "pipe2 failed", {});
@@ -42,7 +46,9 @@ TcpStoreServer::~TcpStoreServer() {
   for (auto& t : threads) t.join();
 }
 
-int TcpStoreServer::port() const { return local_port_of(listen_fd_.get()); }
+int TcpStoreServer::port() const {
+  return local_port_of(listen_fd_.get());
+}
 
 std::vector<std::string> TcpStoreServer::rejections() const {
   std::lock_guard lk(mu_);
@@ -61,7 +67,8 @@ void TcpStoreServer::linger_after_failure(Deadline deadline) {
   if (fatal_.empty()) return;
   cv_.wait_until(lk, deadline, [&] { return static_cast<int>(joined_.size()) >= creds_.world; });
   // Let the last ones read their replies before the sockets close.
-  cv_.wait_until(lk, std::min(deadline, Clock::now() + std::chrono::milliseconds(500)), [] { return false; });
+  cv_.wait_until(lk, std::min(deadline, Clock::now() + std::chrono::milliseconds(500)),
+                 [] { return false; });
 }
 
 bool TcpStoreServer::failed() const {
@@ -124,11 +131,14 @@ void TcpStoreServer::serve(int fd) {
   ctx.operation = "rendezvous server";
   ctx.peer_address = peer_address_of(fd);
   try {
-    PeerHello hello = authenticate(fd, creds_, "store", 0, -1, Clock::now() + handshake_timeout_, ctx);
+    PeerHello hello =
+        authenticate(fd, creds_, "store", 0, -1, Clock::now() + handshake_timeout_, ctx);
     ctx.peer_rank = hello.rank;
     std::uint8_t kind = wire::read_op(fd, Clock::now() + handshake_timeout_, ctx);
-    if (kind == wire::kWatch) serve_watch(fd, hello.rank, ctx);
-    else if (kind == wire::kRequests) serve_requests(fd, hello.rank, ctx);
+    if (kind == wire::kWatch)
+      serve_watch(fd, hello.rank, ctx);
+    else if (kind == wire::kRequests)
+      serve_requests(fd, hello.rank, ctx);
   } catch (const AuthError& e) {
     std::lock_guard lk(mu_);
     rejections_.push_back(e.what());
@@ -157,8 +167,12 @@ void TcpStoreServer::serve_watch(int fd, int rank, const ErrorContext& ctx) {
     if (static_cast<int>(joined_.size()) == creds_.world) formed_ = true;
     ErrorContext c = ctx;
     // A rank joining late learns what already happened.
-    if (!fatal_.empty()) wire::Writer(wire::kAbort).text(fatal_).send(fd, Clock::now() + std::chrono::seconds(1), c);
-    for (int d : dead_) wire::Writer(wire::kDead).text(std::to_string(d)).send(fd, Clock::now() + std::chrono::seconds(1), c);
+    if (!fatal_.empty())
+      wire::Writer(wire::kAbort).text(fatal_).send(fd, Clock::now() + std::chrono::seconds(1), c);
+    for (int d : dead_)
+      wire::Writer(wire::kDead)
+          .text(std::to_string(d))
+          .send(fd, Clock::now() + std::chrono::seconds(1), c);
   }
   try {
     std::uint8_t op = wire::read_op(fd, far_future(), ctx);
@@ -179,7 +193,8 @@ void TcpStoreServer::serve_requests(int fd, int rank, const ErrorContext& ctx) {
     std::uint8_t op = wire::read_op(fd, far_future(), ctx);
     Deadline reply_by = Clock::now() + std::chrono::seconds(10);
     if (op == wire::kSet) {
-      std::string key = wire::read_text(fd, reply_by, ctx), value = wire::read_text(fd, reply_by, ctx);
+      std::string key = wire::read_text(fd, reply_by, ctx),
+                  value = wire::read_text(fd, reply_by, ctx);
       {
         std::lock_guard lk(mu_);
         kv_[key] = std::move(value);
@@ -192,7 +207,8 @@ void TcpStoreServer::serve_requests(int fd, int rank, const ErrorContext& ctx) {
       throw LinkError(LinkError::Kind::kOther, "unknown store request", ctx);
     std::uint32_t nkeys = op == wire::kGet ? 1 : wire::read_u32(fd, reply_by, ctx);
     std::vector<std::string> keys;
-    for (std::uint32_t i = 0; i < nkeys && i < 1000000; ++i) keys.push_back(wire::read_text(fd, reply_by, ctx));
+    for (std::uint32_t i = 0; i < nkeys && i < 1000000; ++i)
+      keys.push_back(wire::read_text(fd, reply_by, ctx));
     std::uint32_t timeout_ms = wire::read_u32(fd, reply_by, ctx);
     std::unique_lock lk(mu_);
     auto missing = [&] {

@@ -34,9 +34,10 @@ namespace hn::stack::comm {
 class RecvSink {
  public:
   template <typename F>
-    requires(!std::is_same_v<std::remove_cv_t<F>, RecvSink>)
-  RecvSink(F& f)  // NOLINT: implicit on purpose, like std::function_ref
-      : obj_(&f), call_([](void* o, const std::byte* d, std::size_t n) { (*static_cast<F*>(o))(d, n); }) {}
+  requires(!std::is_same_v<std::remove_cv_t<F>, RecvSink>)
+      RecvSink(F& f)  // NOLINT: implicit on purpose, like std::function_ref
+      : obj_(&f),
+        call_([](void* o, const std::byte* d, std::size_t n) { (*static_cast<F*>(o))(d, n); }) {}
   void operator()(const std::byte* data, std::size_t len) const { call_(obj_, data, len); }
 
  private:
@@ -64,7 +65,8 @@ class Device {
   // Returns when a pair in `senders` may accept bytes or a pair in
   // `receivers` has bytes, when interrupt() was called, or at the deadline
   // (the caller decides what a timeout means). Spurious returns are allowed.
-  virtual void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers, Clock::time_point deadline) = 0;
+  virtual void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers,
+                    Clock::time_point deadline) = 0;
   // Thread-safe and sticky: every current and later wait() returns at once.
   virtual void interrupt() = 0;
 };

@@ -83,7 +83,8 @@ void expand_item(std::string_view list, std::string_view item, std::vector<std::
   std::size_t i = 0;
   while (i < item.size()) {
     std::size_t open = item.find('[', i);
-    std::string_view literal = item.substr(i, open == std::string_view::npos ? item.npos : open - i);
+    std::string_view literal =
+        item.substr(i, open == std::string_view::npos ? item.npos : open - i);
     for (auto& p : partial) p += literal;
     if (open == std::string_view::npos) break;
     std::size_t close = item.find(']', open);

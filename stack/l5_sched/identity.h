@@ -31,7 +31,7 @@ struct Identity {
   int local_world = -1;  // -1: the launcher did not say
   int node = -1;         // node index, -1: unknown
   Launcher launcher = Launcher::kNone;
-  std::string job_id;    // "" when no variable names one
+  std::string job_id;  // "" when no variable names one
 };
 
 // Returns the value of an environment variable or nullptr (getenv by default;

@@ -23,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void sys_fail(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
+[[noreturn]] void sys_fail(const char* what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
 
 // A listening TCP socket on 127.0.0.1 with a kernel-chosen port; inherited
 // by the children (no CLOEXEC).
@@ -48,7 +50,8 @@ int bind_store_socket(int& port) {
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
   return "status " + std::to_string(status);
 }
 
@@ -77,7 +80,8 @@ std::string random_hex(std::size_t bytes) {
   return s;
 }
 
-LaunchResult launch_local(const LaunchOptions& options, const std::function<int(int rank)>& child_main) {
+LaunchResult launch_local(const LaunchOptions& options,
+                          const std::function<int(int rank)>& child_main) {
   const int n = options.ranks;
   int port = 0;
   int store_fd = bind_store_socket(port);
@@ -94,7 +98,8 @@ LaunchResult launch_local(const LaunchOptions& options, const std::function<int(
   std::vector<int> cpus;
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  if (options.bind_to_core && !std::getenv("HN_NO_BIND") && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+  if (options.bind_to_core && !std::getenv("HN_NO_BIND") &&
+      sched_getaffinity(0, sizeof allowed, &allowed) == 0)
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
   if (static_cast<int>(cpus.size()) < n) cpus.clear();
@@ -181,7 +186,8 @@ LaunchResult launch_local(const LaunchOptions& options, const std::function<int(
     int sig = sigtimedwait(&watched, nullptr, &ts);
     if (sig == SIGINT || sig == SIGTERM) {
       kill(-pgid, sig);
-      if (result.first_failed_rank < 0) result.first_failure = "interrupted by signal " + std::to_string(sig);
+      if (result.first_failed_rank < 0)
+        result.first_failure = "interrupted by signal " + std::to_string(sig);
       if (kill_at == Clock::time_point::max()) kill_at = Clock::now() + options.kill_grace;
     }
     int status = 0;

@@ -12,8 +12,8 @@
 // death through the communicator and name the dead rank), then SIGTERM, then
 // SIGKILL after kill_grace. SIGINT/SIGTERM sent to the launcher are forwarded
 // to the group. Children die with the launcher (PR_SET_PDEATHSIG).
-// HN_NO_BIND=1 disables the binding. Call it before this process starts any thread. Throws std::system_error
-// when it cannot fork or bind.
+// HN_NO_BIND=1 disables the binding. Call it before this process starts any thread. Throws
+// std::system_error when it cannot fork or bind.
 
 #include <chrono>
 #include <functional>
@@ -37,7 +37,8 @@ struct LaunchResult {
   std::string first_failure;   // "exit code 1", "killed by signal 9 (Killed)"
 };
 
-LaunchResult launch_local(const LaunchOptions& options, const std::function<int(int rank)>& child_main);
+LaunchResult launch_local(const LaunchOptions& options,
+                          const std::function<int(int rank)>& child_main);
 
 // 32 random bytes as hex, from getrandom(2).
 std::string random_hex(std::size_t bytes = 32);

@@ -38,7 +38,8 @@ Endpoint parse_endpoint(const std::string& text, const std::string& field) {
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
   }
-  if (host.empty()) throw compat::InputError("environment", 0, 0, field, "'" + text + "' has no host");
+  if (host.empty())
+    throw compat::InputError("environment", 0, 0, field, "'" + text + "' has no host");
   e.host = host;
   e.port = parse_port(port, field, text);
   return e;
@@ -52,7 +53,8 @@ Endpoint resolve_rendezvous(const EnvLookup& env, const Identity& id, const std:
   const char* port = env("MASTER_PORT");
   if (addr || port) {
     if (!addr || !*addr)
-      throw compat::InputError("environment", 0, 0, "MASTER_ADDR", "is empty or unset while MASTER_PORT is set");
+      throw compat::InputError("environment", 0, 0, "MASTER_ADDR",
+                               "is empty or unset while MASTER_PORT is set");
     Endpoint e;
     e.host = addr;
     e.port = port ? parse_port(port, "MASTER_PORT", port) : default_port;

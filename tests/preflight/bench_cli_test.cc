@@ -16,12 +16,17 @@ hn::test::ProcessResult cli(std::vector<std::string> args, std::vector<std::stri
 
 TEST_CASE("bench: every collective on local ranks, checked, exit 0, JSON rows") {
   hn::test::TempDir dir;
-  for (const char* op : {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall", "sendrecv"}) {
+  for (const char* op :
+       {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall", "sendrecv"}) {
     for (const char* transport : {"shm", "tcp"}) {
       INFO(op << " " << transport);
       std::string json = dir.path() + "/" + op + transport + ".json";
-      auto r = cli({"bench", "--op", op, "--local-ranks", "3", "--transport", transport, "-b", "8", "-e", "1M", "-f",
-                    "32", "--iters", "2", "--warmup", "1", "--dtype", "bf16", "--redop", "max", "--json", json});
+      auto r = cli({"bench", "--op",        op,        "--local-ranks",
+                    "3",     "--transport", transport, "-b",
+                    "8",     "-e",          "1M",      "-f",
+                    "32",    "--iters",     "2",       "--warmup",
+                    "1",     "--dtype",     "bf16",    "--redop",
+                    "max",   "--json",      json});
       INFO(r.out << r.err);
       REQUIRE(r.exit_code == 0);
       CHECK_THAT(r.out, Catch::Contains("out of bounds values: 0 OK"));
@@ -51,7 +56,8 @@ TEST_CASE("bench: bad options and malformed launcher variables exit 2, naming th
   r = cli({"bench", "-e", "64"}, {"SLURM_PROCID=1", "SLURM_NTASKS=two"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("SLURM_NTASKS"));
-  r = cli({"bench", "-e", "64"}, {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=1"});
+  r = cli({"bench", "-e", "64"},
+          {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=1"});
   CHECK(r.exit_code == 2);  // no token for a multi-rank job
   CHECK_THAT(r.err, Catch::Contains("HN_TOKEN"));
 }

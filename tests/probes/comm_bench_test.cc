@@ -29,7 +29,8 @@ TEST_CASE("closed-form reductions equal folding the inputs over the ranks") {
       CHECK(bench_values::reduced(ReduceOp::kMin, DType::kF32, n, i) == mn);
       CHECK(bench_values::reduced(ReduceOp::kMax, DType::kF32, n, i) == mx);
       CHECK(bench_values::reduced(ReduceOp::kAvg, DType::kF64, n, i) == sum / n);
-      CHECK(bench_values::reduced(ReduceOp::kAvg, DType::kI32, n, i) == static_cast<double>(static_cast<long long>(sum) / n));
+      CHECK(bench_values::reduced(ReduceOp::kAvg, DType::kI32, n, i) ==
+            static_cast<double>(static_cast<long long>(sum) / n));
     }
   }
 }

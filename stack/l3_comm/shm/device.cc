@@ -41,7 +41,8 @@ std::string read_line(const char* path) {
 
 class ShmDevice : public Device {
  public:
-  ShmDevice(int rank, int world, std::size_t capacity) : rank_(rank), world_(world), cap_(capacity), maps_(world) {
+  ShmDevice(int rank, int world, std::size_t capacity)
+      : rank_(rank), world_(world), cap_(capacity), maps_(world) {
     // With a core per rank, spin like MPI does (2 ms) and never yield: a
     // yield hands the core to whatever else runs there. Oversubscribed
     // (more ranks than cores), spin briefly, yielding so a rank sharing our
@@ -49,7 +50,8 @@ class ShmDevice : public Device {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     oversubscribed_ = world > cpus;
     spin_ = oversubscribed_ ? std::chrono::microseconds(5) : std::chrono::microseconds(2000);
-    if (const char* e = std::getenv("HN_SHM_SPIN_US")) spin_ = std::chrono::microseconds(std::atol(e));
+    if (const char* e = std::getenv("HN_SHM_SPIN_US"))
+      spin_ = std::chrono::microseconds(std::atol(e));
     pairs_.resize(world);
   }
   const char* name() const override { return "shm"; }
@@ -59,7 +61,8 @@ class ShmDevice : public Device {
     std::size_t bytes = segment_bytes(world_, cap_);
     fd_.reset(static_cast<int>(syscall(SYS_memfd_create, "hnprecheck-shm", MFD_CLOEXEC)));
     if (!fd_ || ftruncate(fd_.get(), static_cast<off_t>(bytes)) != 0)
-      throw LinkError(LinkError::Kind::kOther, std::string("memfd segment: ") + strerror(errno), ctx);
+      throw LinkError(LinkError::Kind::kOther, std::string("memfd segment: ") + strerror(errno),
+                      ctx);
     map(rank_, fd_.get(), bytes, ctx);
     bell_ = doorbell_of(maps_[rank_].addr);
   }
@@ -67,7 +70,8 @@ class ShmDevice : public Device {
   void map(int r, int fd, std::size_t bytes, const ErrorContext& ctx) {
     void* a = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (a == MAP_FAILED)
-      throw LinkError(LinkError::Kind::kOther, std::string("mmap of the shm segment: ") + strerror(errno), ctx);
+      throw LinkError(LinkError::Kind::kOther,
+                      std::string("mmap of the shm segment: ") + strerror(errno), ctx);
     maps_[r].addr = a;
     maps_[r].bytes = bytes;
   }
@@ -77,14 +81,16 @@ class ShmDevice : public Device {
     pids_[peer] = pid;
     void* mine = maps_[rank_].addr;
     void* theirs = maps_[peer].addr;
-    pairs_[peer] = std::make_unique<ShmPair>(peer, pid, ring_of(mine, peer, cap_), bell_, ring_of(theirs, rank_, cap_),
-                                             doorbell_of(theirs), cap_, std::min(kPieceBytes, cap_ / 4));
+    pairs_[peer] = std::make_unique<ShmPair>(peer, pid, ring_of(mine, peer, cap_), bell_,
+                                             ring_of(theirs, rank_, cap_), doorbell_of(theirs),
+                                             cap_, std::min(kPieceBytes, cap_ / 4));
     (void)ctx;
   }
 
   int own_fd() const { return fd_.get(); }
 
-  void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers, Clock::time_point deadline) override {
+  void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers,
+            Clock::time_point deadline) override {
     auto ready = [&] {
       if (aborted_.load(std::memory_order_acquire)) return true;
       for (Pair* p : senders)
@@ -108,7 +114,8 @@ class ShmDevice : public Device {
       int ms = ms_left(deadline);
       ms = std::min(ms, 200);  // re-check the deadline and the abort flag regularly
       timespec ts{ms / 1000, (ms % 1000) * 1000000L};
-      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&bell_->bell), FUTEX_WAIT, seq, &ts, nullptr, 0);
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&bell_->bell), FUTEX_WAIT, seq, &ts,
+              nullptr, 0);
     }
     bell_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
@@ -134,7 +141,7 @@ class ShmDevice : public Device {
 }  // namespace
 
 std::string same_host_key() {
-  struct stat st{};
+  struct stat st {};
   std::string pidns = stat("/proc/self/ns/pid", &st) == 0 ? std::to_string(st.st_ino) : "?";
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -144,17 +151,19 @@ std::string same_host_key() {
 std::unique_ptr<Device> create_device(const DeviceSetup& s) {
   // Every rank of the host computes the same default (same CPU count).
   const bool oversubscribed = s.world > sysconf(_SC_NPROCESSORS_ONLN);
-  std::size_t cap = s.shm_ring_bytes       ? s.shm_ring_bytes
+  std::size_t cap = s.shm_ring_bytes ? s.shm_ring_bytes
                     : oversubscribed ? kOversubscribedRingBytes
                                      : kDefaultRingBytes;
-  if (cap & (cap - 1)) throw LinkError(LinkError::Kind::kOther, "shm ring size must be a power of two", {});
+  if (cap & (cap - 1))
+    throw LinkError(LinkError::Kind::kOther, "shm ring size must be a power of two", {});
   auto dev = std::make_unique<ShmDevice>(s.rank, s.world, cap);
   ErrorContext ctx;
   ctx.local_rank = s.rank;
   ctx.plane = "shm";
   ctx.operation = "shm link setup";
   dev->create_own(ctx);
-  s.store->set("seg/" + std::to_string(s.rank), std::to_string(getpid()) + " " + std::to_string(dev->own_fd()));
+  s.store->set("seg/" + std::to_string(s.rank),
+               std::to_string(getpid()) + " " + std::to_string(dev->own_fd()));
   for (int peer = 0; peer < s.world; ++peer) {
     if (peer == s.rank) continue;
     ErrorContext c = ctx;
@@ -167,7 +176,8 @@ std::unique_ptr<Device> create_device(const DeviceSetup& s) {
     Fd peer_fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (!peer_fd)
       throw LinkError(LinkError::Kind::kOther,
-                      "cannot open rank " + std::to_string(peer) + "'s segment " + path + ": " + strerror(errno) +
+                      "cannot open rank " + std::to_string(peer) + "'s segment " + path + ": " +
+                          strerror(errno) +
                           " (different user or pid namespace? use --transport tcp)",
                       c);
     dev->map(peer, peer_fd.get(), segment_bytes(s.world, cap), c);

@@ -16,16 +16,25 @@ void ring_bell(Doorbell* d) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (d->sleepers.load(std::memory_order_relaxed) == 0) return;
   d->bell.fetch_add(1, std::memory_order_seq_cst);
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&d->bell), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&d->bell), FUTEX_WAKE, INT_MAX, nullptr,
+          nullptr, 0);
 }
 
-ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell, RingHeader* outbound,
-                 Doorbell* peer_bell, std::size_t capacity, std::size_t piece)
-    : peer_(peer), peer_pid_(peer_pid), in_(inbound), own_bell_(own_bell), out_(outbound), peer_bell_(peer_bell),
-      cap_(capacity), mask_(capacity - 1), piece_(piece) {}
+ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell,
+                 RingHeader* outbound, Doorbell* peer_bell, std::size_t capacity, std::size_t piece)
+    : peer_(peer),
+      peer_pid_(peer_pid),
+      in_(inbound),
+      own_bell_(own_bell),
+      out_(outbound),
+      peer_bell_(peer_bell),
+      cap_(capacity),
+      mask_(capacity - 1),
+      piece_(piece) {}
 
 bool ShmPair::can_send() const {
-  return out_->head.load(std::memory_order_relaxed) - out_->tail.load(std::memory_order_acquire) < cap_;
+  return out_->head.load(std::memory_order_relaxed) - out_->tail.load(std::memory_order_acquire) <
+         cap_;
 }
 
 bool ShmPair::can_recv() const {
@@ -80,7 +89,9 @@ std::size_t ShmPair::try_recv(std::size_t n, const RecvSink& sink) {
 }
 
 std::size_t ShmPair::try_recv_into(std::byte* dst, std::size_t n) {
-  return consume(n, [&](const std::byte* p, std::size_t len, std::size_t off) { std::memcpy(dst + off, p, len); });
+  return consume(n, [&](const std::byte* p, std::size_t len, std::size_t off) {
+    std::memcpy(dst + off, p, len);
+  });
 }
 
 }  // namespace hn::stack::comm::shm

@@ -37,12 +37,16 @@ inline std::size_t ring_stride(std::size_t capacity) {
 inline std::size_t segment_bytes(int world, std::size_t capacity) {
   return 4096 + static_cast<std::size_t>(world) * ring_stride(capacity);
 }
-inline Doorbell* doorbell_of(void* seg) { return static_cast<Doorbell*>(seg); }
+inline Doorbell* doorbell_of(void* seg) {
+  return static_cast<Doorbell*>(seg);
+}
 inline RingHeader* ring_of(void* seg, int sender, std::size_t capacity) {
   return reinterpret_cast<RingHeader*>(static_cast<std::byte*>(seg) + 4096 +
                                        static_cast<std::size_t>(sender) * ring_stride(capacity));
 }
-inline std::byte* ring_data(RingHeader* r) { return reinterpret_cast<std::byte*>(r) + kRingHeaderBytes; }
+inline std::byte* ring_data(RingHeader* r) {
+  return reinterpret_cast<std::byte*>(r) + kRingHeaderBytes;
+}
 
 // Rings the bell of the process that owns `d`.
 void ring_bell(Doorbell* d);

@@ -22,7 +22,8 @@ class TcpDevice : public Device {
   Pair& pair(int peer) override { return *pairs_.at(peer); }
   void set_pair(int peer, std::unique_ptr<TcpPair> p) { pairs_[peer] = std::move(p); }
 
-  void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers, Clock::time_point deadline) override {
+  void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers,
+            Clock::time_point deadline) override {
     fds_.clear();
     fds_.push_back({event_.get(), POLLIN, 0});
     auto add = [&](Pair* p, short ev) {
@@ -83,9 +84,11 @@ std::unique_ptr<Device> create_device(const DeviceSetup& s) {
     c.operation = "tcp link setup (waiting for higher ranks to connect)";
     Fd fd = accept_until(listener.get(), deadline, c);
     c.peer_address = peer_address_of(fd.get());
-    PeerHello h = authenticate(fd.get(), s.creds, "peer", s.rank, -1, Clock::now() + s.link.connect_timeout, c);
+    PeerHello h = authenticate(fd.get(), s.creds, "peer", s.rank, -1,
+                               Clock::now() + s.link.connect_timeout, c);
     if (h.rank <= s.rank)
-      throw AuthError("rank " + std::to_string(h.rank) + " connected, but only higher ranks should", c);
+      throw AuthError("rank " + std::to_string(h.rank) + " connected, but only higher ranks should",
+                      c);
     dev->set_pair(h.rank, std::make_unique<TcpPair>(s.rank, h.rank, std::move(fd), s.link.plane));
   }
   return dev;

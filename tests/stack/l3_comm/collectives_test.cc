@@ -93,7 +93,9 @@ void check_reduce(Communicator& c, const Options& o, std::size_t count) {
 }
 
 // A value that tells sender, block and index apart, exact in every dtype.
-double tag(int from, std::size_t i) { return static_cast<double>((from * 13 + i) % 97) - 40; }
+double tag(int from, std::size_t i) {
+  return static_cast<double>((from * 13 + i) % 97) - 40;
+}
 
 void check_allgather(Communicator& c, const Options& o, std::size_t count, bool inplace) {
   const int n = c.size(), r = c.rank();
@@ -117,7 +119,8 @@ void check_broadcast(Communicator& c, const Options& o, std::size_t count) {
   broadcast(c, buf.data(), count, o);
   Where w{label("broadcast", o, count, false) + " root=" + std::to_string(o.root)};
   for (std::size_t i = 0; i < count; ++i)
-    if (get(o.dtype, buf.data(), i) != tag(o.root, i)) w.fail(i, get(o.dtype, buf.data(), i), tag(o.root, i));
+    if (get(o.dtype, buf.data(), i) != tag(o.root, i))
+      w.fail(i, get(o.dtype, buf.data(), i), tag(o.root, i));
 }
 
 void check_alltoall(Communicator& c, const Options& o, std::size_t count) {
@@ -125,7 +128,8 @@ void check_alltoall(Communicator& c, const Options& o, std::size_t count) {
   const std::size_t esz = dtype_size(o.dtype);
   std::vector<std::byte> in(count * n * esz), out(count * n * esz);
   for (int j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < count; ++i) put(o.dtype, in.data(), j * count + i, tag(r * n + j, i));
+    for (std::size_t i = 0; i < count; ++i)
+      put(o.dtype, in.data(), j * count + i, tag(r * n + j, i));
   alltoall(c, in.data(), out.data(), count, o);
   Where w{label("alltoall", o, count, false)};
   for (int j = 0; j < n; ++j)
@@ -172,7 +176,8 @@ void check_sendrecv(Communicator& c, const Options& o, std::size_t count) {
   if (r == n - 1) {
     recv(c, out.data(), count, 0, o);
     for (std::size_t i = 0; i < count; ++i)
-      if (get(o.dtype, out.data(), i) != tag(0, i)) w.fail(i, get(o.dtype, out.data(), i), tag(0, i));
+      if (get(o.dtype, out.data(), i) != tag(0, i))
+        w.fail(i, get(o.dtype, out.data(), i), tag(0, i));
   }
 }
 
@@ -189,7 +194,8 @@ void matrix(Communicator& c) {
         for (auto rop : hn::stack::op::kAllReduceOps) {
           Options o = base;
           o.op = rop;
-          bool inplace = (static_cast<int>(dtype) + static_cast<int>(rop) + static_cast<int>(algo)) % 2 == 0;
+          bool inplace =
+              (static_cast<int>(dtype) + static_cast<int>(rop) + static_cast<int>(algo)) % 2 == 0;
           check_allreduce(c, o, count, inplace);
           check_reduce(c, o, count);
           if (algo == Algorithm::kRing) check_reduce_scatter(c, o, count, !inplace);
@@ -218,8 +224,10 @@ void run_matrix(TransportKind t, int n) {
 
 }  // namespace
 
-#define HN_MATRIX(T, TNAME, N) \
-  TEST_CASE("collectives matrix " TNAME " " #N " ranks") { run_matrix(T, N); }
+#define HN_MATRIX(T, TNAME, N)                             \
+  TEST_CASE("collectives matrix " TNAME " " #N " ranks") { \
+    run_matrix(T, N);                                      \
+  }
 
 HN_MATRIX(TransportKind::kShm, "shm", 1)
 HN_MATRIX(TransportKind::kShm, "shm", 2)

@@ -41,7 +41,8 @@ struct Outcome {
 };
 
 long long now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+      .count();
 }
 
 void write_outcome(const std::string& path, const Outcome& o) {
@@ -64,12 +65,14 @@ Outcome read_outcome(const std::string& path) {
 
 // A rank as its own process: env, then bootstrap + Communicator + body; the
 // outcome goes to result_path. Returns the pid.
-pid_t spawn_rank(const std::map<std::string, std::string>& env, TransportKind t, std::chrono::milliseconds timeout,
-                 const std::string& result_path, const std::function<void(Communicator&)>& body) {
+pid_t spawn_rank(const std::map<std::string, std::string>& env, TransportKind t,
+                 std::chrono::milliseconds timeout, const std::string& result_path,
+                 const std::function<void(Communicator&)>& body) {
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid > 0) return pid;
-  for (const char* v : {"HN_RANK", "HN_WORLD_SIZE", "HN_STORE_FD", "HN_RENDEZVOUS", "HN_TOKEN", "HN_JOB_ID"})
+  for (const char* v :
+       {"HN_RANK", "HN_WORLD_SIZE", "HN_STORE_FD", "HN_RENDEZVOUS", "HN_TOKEN", "HN_JOB_ID"})
     unsetenv(v);
   for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
   Outcome o;
@@ -132,7 +135,9 @@ void kill_mid_allreduce(TransportKind t) {
                                 o.algorithm = Algorithm::kRing;
                                 for (int i = 0;; ++i) {
                                   allreduce(c, a.data(), b.data(), a.size(), o);
-                                  if (i == 0) std::ofstream(dir.path() + "/started" + std::to_string(c.rank()));
+                                  if (i == 0)
+                                    std::ofstream(dir.path() + "/started" +
+                                                  std::to_string(c.rank()));
                                 }
                               }));
   // Kill once every rank is inside the allreduce loop.
@@ -172,8 +177,9 @@ TEST_CASE("a wrong token on one rank fails authentication on both sides") {
   const int n = 3, port = free_port();
   std::vector<pid_t> pids;
   for (int r = 0; r < n; ++r)
-    pids.push_back(spawn_rank(rank_env(r, n, port, "token-test", r == 1 ? "wrong" : "secret"), TransportKind::kTcp,
-                              std::chrono::milliseconds(5000), dir.path() + "/r" + std::to_string(r),
+    pids.push_back(spawn_rank(rank_env(r, n, port, "token-test", r == 1 ? "wrong" : "secret"),
+                              TransportKind::kTcp, std::chrono::milliseconds(5000),
+                              dir.path() + "/r" + std::to_string(r),
                               [](Communicator& c) { barrier(c); }));
   for (int r = 0; r < n; ++r) REQUIRE(wait_for(pids[r], std::chrono::seconds(15)));
   Outcome bad = read_outcome(dir.path() + "/r1");
@@ -198,16 +204,21 @@ TEST_CASE("two jobs on one rendezvous port both fail clearly and never mix") {
     allreduce(c, &x, &y, 1, Options{});
   };
   std::vector<pid_t> pids;
-  pids.push_back(spawn_rank(rank_env(0, 2, port, "job-a", "token-a"), TransportKind::kTcp, timeout, dir.path() + "/a0", body));
+  pids.push_back(spawn_rank(rank_env(0, 2, port, "job-a", "token-a"), TransportKind::kTcp, timeout,
+                            dir.path() + "/a0", body));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  pids.push_back(spawn_rank(rank_env(0, 2, port, "job-b", "token-b"), TransportKind::kTcp, timeout, dir.path() + "/b0", body));
-  pids.push_back(spawn_rank(rank_env(1, 2, port, "job-b", "token-b"), TransportKind::kTcp, timeout, dir.path() + "/b1", body));
+  pids.push_back(spawn_rank(rank_env(0, 2, port, "job-b", "token-b"), TransportKind::kTcp, timeout,
+                            dir.path() + "/b0", body));
+  pids.push_back(spawn_rank(rank_env(1, 2, port, "job-b", "token-b"), TransportKind::kTcp, timeout,
+                            dir.path() + "/b1", body));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  pids.push_back(spawn_rank(rank_env(1, 2, port, "job-a", "token-a"), TransportKind::kTcp, timeout, dir.path() + "/a1", body));
+  pids.push_back(spawn_rank(rank_env(1, 2, port, "job-a", "token-a"), TransportKind::kTcp, timeout,
+                            dir.path() + "/a1", body));
   for (pid_t p : pids) REQUIRE(wait_for(p, std::chrono::seconds(15)));
   Outcome a0 = read_outcome(dir.path() + "/a0"), a1 = read_outcome(dir.path() + "/a1"),
           b0 = read_outcome(dir.path() + "/b0"), b1 = read_outcome(dir.path() + "/b1");
-  INFO("a0: " << a0.message << "\na1: " << a1.message << "\nb0: " << b0.message << "\nb1: " << b1.message);
+  INFO("a0: " << a0.message << "\na1: " << a1.message << "\nb0: " << b0.message
+              << "\nb1: " << b1.message);
   CHECK(b0.kind == "port-in-use");
   CHECK(b1.kind == "auth");
   CHECK(b1.message.find("job id mismatch") != std::string::npos);

@@ -61,4 +61,3 @@ TEST_CASE("listening on a taken port is classified as port in use") {
     CHECK(e.kind() == LinkError::Kind::kPortInUse);
   }
 }
-

@@ -33,15 +33,20 @@ LinkParams quick(std::chrono::milliseconds timeout) {
   return p;
 }
 
-int sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); }
+int sh(const std::string& cmd) {
+  return std::system((cmd + " >/dev/null 2>&1").c_str());
+}
 
 }  // namespace
 
-TEST_CASE("connect to an address that drops packets times out within the bound, and no route is no route") {
+TEST_CASE(
+    "connect to an address that drops packets times out within the bound, and no route is no "
+    "route") {
   if (auto why = hn::test::netns_unavailable_reason(); !why.empty()) hn::test::skip(why);
   // Namespace A has a veth to namespace B, where nobody owns 10.78.0.2; a
   // permanent neighbour entry sends the SYNs there, and they vanish.
-  const std::string a = "hnlt-a" + std::to_string(getpid()), b = "hnlt-b" + std::to_string(getpid());
+  const std::string a = "hnlt-a" + std::to_string(getpid()),
+                    b = "hnlt-b" + std::to_string(getpid());
   struct Cleanup {
     std::string a, b;
     ~Cleanup() {
@@ -55,7 +60,8 @@ TEST_CASE("connect to an address that drops packets times out within the bound, 
   REQUIRE(sh("ip -n " + a + " addr add 10.78.0.1/24 dev hnlta") == 0);
   REQUIRE(sh("ip -n " + a + " link set hnlta up") == 0);
   REQUIRE(sh("ip -n " + b + " link set hnltb up") == 0);
-  REQUIRE(sh("ip -n " + a + " neigh add 10.78.0.2 lladdr 02:00:00:00:00:99 dev hnlta nud permanent") == 0);
+  REQUIRE(sh("ip -n " + a +
+             " neigh add 10.78.0.2 lladdr 02:00:00:00:00:99 dev hnlta nud permanent") == 0);
 
   hn::test::TempDir dir;
   const std::string out = dir.path() + "/result";
@@ -76,13 +82,13 @@ TEST_CASE("connect to an address that drops packets times out within the bound, 
         f << "connected\n";
       } catch (const LinkError& e) {
         f << LinkError::kind_name(e.kind()) << "|"
-          << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count() << "|" << e.what()
-          << "\n";
+          << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count() << "|"
+          << e.what() << "\n";
       }
     };
     run("10.78.0.2", 1500ms);  // dropped
     run("10.99.0.1", 1500ms);  // no route in this namespace
-    f.close();  // _exit does not flush
+    f.close();                 // _exit does not flush
     _exit(0);
   }
   int st = 0;

@@ -25,8 +25,8 @@ TEST_CASE("first_host takes the first host without expanding the rest") {
 }
 
 TEST_CASE("malformed hostlists are rejected by name") {
-  for (const char* bad : {"", "n[01-04", "n01-04]", "n[04-01]", "n[a-b]", "n[]", "n[1,,2]", "a,,b", "n[[1]]",
-                          "n[1-2000000]", "n 1"}) {
+  for (const char* bad : {"", "n[01-04", "n01-04]", "n[04-01]", "n[a-b]", "n[]", "n[1,,2]", "a,,b",
+                          "n[[1]]", "n[1-2000000]", "n 1"}) {
     INFO(bad);
     CHECK_THROWS_AS(expand_hostlist(bad), std::invalid_argument);
   }

@@ -22,7 +22,8 @@ TEST_CASE("the launcher forks N ranks with the identity environment and forwards
   o.ranks = 3;
   auto res = launch_local(o, [&](int rank) {
     std::ofstream f(dir.path() + "/" + std::to_string(rank));
-    f << std::getenv("HN_RANK") << " " << std::getenv("HN_WORLD_SIZE") << " " << std::getenv("HN_LOCAL_RANK") << " "
+    f << std::getenv("HN_RANK") << " " << std::getenv("HN_WORLD_SIZE") << " "
+      << std::getenv("HN_LOCAL_RANK") << " "
       << (std::getenv("HN_TOKEN") ? std::string(std::getenv("HN_TOKEN")).size() : 0) << " "
       << (std::getenv("HN_STORE_FD") ? "fd" : "nofd");
     return 0;
