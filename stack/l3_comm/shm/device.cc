@@ -39,6 +39,11 @@ std::string read_line(const char* path) {
   return s;
 }
 
+long oversub_spin_us() {
+  const char* e = std::getenv("HN_SHM_OVERSUB_SPIN_US");
+  return e ? std::atol(e) : 200;
+}
+
 class ShmDevice : public Device {
  public:
   ShmDevice(int rank, int world, std::size_t capacity)
@@ -49,7 +54,7 @@ class ShmDevice : public Device {
     // core can run, then sleep on the doorbell.
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     oversubscribed_ = world > cpus;
-    spin_ = oversubscribed_ ? std::chrono::microseconds(5) : std::chrono::microseconds(2000);
+    spin_ = oversubscribed_ ? std::chrono::microseconds(oversub_spin_us()) : std::chrono::microseconds(2000);
     if (const char* e = std::getenv("HN_SHM_SPIN_US"))
       spin_ = std::chrono::microseconds(std::atol(e));
     pairs_.resize(world);
@@ -102,10 +107,14 @@ class ShmDevice : public Device {
     const auto spin_until = Clock::now() + spin_;
     for (unsigned i = 0;; ++i) {
       if (ready()) return;
-      if ((i & 63) == 63) {
+      if (oversubscribed_) {
+        // Hand the core to a rank that shares it: a yield is a direct
+        // switch, a futex wake-up is a trip through the scheduler.
+        sched_yield();
         if (Clock::now() >= spin_until) break;
-        if (oversubscribed_) sched_yield();
+        continue;
       }
+      if ((i & 63) == 63 && Clock::now() >= spin_until) break;
       _mm_pause();
     }
     bell_->sleepers.fetch_add(1, std::memory_order_seq_cst);
