@@ -195,6 +195,7 @@ void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const
       }
   }
   s.carry.assign(static_cast<std::size_t>(nt) * 9, 0);
+  device.begin_schedule();
 
   for (;;) {
     bool progressed = false, all_done = true;

@@ -69,6 +69,10 @@ class Device {
                     Clock::time_point deadline) = 0;
   // Thread-safe and sticky: every current and later wait() returns at once.
   virtual void interrupt() = 0;
+  // Called at the start of every schedule, when every stream holds no bytes
+  // of the previous one: a transport may realign its buffers here (shm
+  // restarts each collective at the front of its rings, which stay in cache).
+  virtual void begin_schedule() {}
 };
 
 // What a transport needs to connect a full mesh through the rendezvous.

@@ -129,6 +129,11 @@ class ShmDevice : public Device {
     bell_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
 
+  void begin_schedule() override {
+    for (auto& p : pairs_)
+      if (p) p->realign();
+  }
+
   void interrupt() override {
     aborted_.store(true, std::memory_order_release);
     if (bell_) ring_bell(bell_);

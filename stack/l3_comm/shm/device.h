@@ -20,10 +20,12 @@
 
 namespace hn::stack::comm::shm {
 
-// Ring bytes per peer (README "Tuning": measured). Small rings stay in cache
-// when every rank has a core; oversubscribed ranks (more ranks than cores)
-// need deep rings, since every refill may cost a trip through the scheduler.
-inline constexpr std::size_t kDefaultRingBytes = 256u << 10;
+// Ring bytes per peer (README "Tuning": measured). Every collective starts
+// at the front of the ring (realignment), so small messages stay in cache
+// whatever the size; deeper rings keep both sides busy on large ones, and
+// oversubscribed ranks (more ranks than cores) need the deepest, since every
+// refill may cost a trip through the scheduler.
+inline constexpr std::size_t kDefaultRingBytes = 1u << 20;
 inline constexpr std::size_t kOversubscribedRingBytes = 4u << 20;
 inline constexpr std::size_t kPieceBytes = 256u << 10;  // publish granularity, capped at ring/4
 

@@ -32,13 +32,26 @@ ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell
       mask_(capacity - 1),
       piece_(piece) {}
 
+void ShmPair::realign() {
+  std::uint64_t head = out_->head.load(std::memory_order_relaxed);
+  std::uint64_t aligned = (head + cap_ - 1) / cap_ * cap_;
+  if (aligned != head) out_->head.store(aligned, std::memory_order_release);
+  std::uint64_t tail = in_->tail.load(std::memory_order_relaxed);
+  aligned = (tail + cap_ - 1) / cap_ * cap_;
+  if (aligned != tail) {
+    in_->tail.store(aligned, std::memory_order_release);
+    ring_bell(peer_bell_);  // the peer may wait for the space we just skipped
+  }
+}
+
 bool ShmPair::can_send() const {
   return out_->head.load(std::memory_order_relaxed) - out_->tail.load(std::memory_order_acquire) <
          cap_;
 }
 
 bool ShmPair::can_recv() const {
-  return in_->head.load(std::memory_order_acquire) != in_->tail.load(std::memory_order_relaxed);
+  // tail may be ahead of head for a moment: we realigned, the producer not yet.
+  return in_->head.load(std::memory_order_acquire) > in_->tail.load(std::memory_order_relaxed);
 }
 
 std::size_t ShmPair::try_send(const std::byte* data, std::size_t n) {
@@ -47,7 +60,9 @@ std::size_t ShmPair::try_send(const std::byte* data, std::size_t n) {
   std::uint64_t head = out_->head.load(std::memory_order_relaxed);
   while (sent < n) {
     std::uint64_t tail = out_->tail.load(std::memory_order_acquire);
-    std::size_t space = cap_ - static_cast<std::size_t>(head - tail);
+    // head may run up to a ring ahead of a consumer that has not realigned yet.
+    std::size_t used = static_cast<std::size_t>(head - tail);
+    std::size_t space = used >= cap_ ? 0 : cap_ - used;
     std::size_t len = std::min({n - sent, space, piece_});
     if (len == 0) break;
     std::size_t pos = static_cast<std::size_t>(head) & mask_;
@@ -69,6 +84,7 @@ std::size_t ShmPair::consume(std::size_t n, Fn&& fn) {
   std::uint64_t tail = in_->tail.load(std::memory_order_relaxed);
   while (got < n) {
     std::uint64_t head = in_->head.load(std::memory_order_acquire);
+    if (head <= tail) break;  // empty (or the producer has not realigned yet)
     std::size_t len = std::min({n - got, static_cast<std::size_t>(head - tail), piece_});
     if (len == 0) break;
     std::size_t pos = static_cast<std::size_t>(tail) & mask_;

@@ -22,6 +22,10 @@ class ShmPair : public Pair {
   std::size_t try_recv_into(std::byte* dst, std::size_t n) override;
   bool can_send() const;
   bool can_recv() const;
+  // Both ends call this between collectives (each at the same stream
+  // position: everything sent before was consumed before): the next bytes
+  // go to the front of the ring. See ring.h.
+  void realign();
 
  private:
   template <typename Fn>

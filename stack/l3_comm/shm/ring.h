@@ -30,6 +30,14 @@ inline constexpr std::size_t kRingHeaderBytes = sizeof(RingHeader);
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 
+// Realignment: at the start of every collective both ends round their
+// counter (producer: head, consumer: tail) up to a multiple of the capacity.
+// They do it at the same stream position (a collective consumes exactly what
+// it sends), so the stream stays consistent, and a small collective always
+// reuses the first bytes of the ring, which are hot in both caches. The
+// skipped bytes count as written, so the producer never overtakes data the
+// consumer has not read.
+//
 // Segment: [Doorbell][RingHeader + data(capacity)] x world, 4 KiB aligned rings.
 inline std::size_t ring_stride(std::size_t capacity) {
   return (kRingHeaderBytes + capacity + 4095) / 4096 * 4096;
