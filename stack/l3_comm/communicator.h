@@ -15,6 +15,10 @@
 // (skipped while an exception unwinds, so the others learn at once that this
 // rank is gone); rank 0 keeps the store up until every rank has left or the
 // timeout passes.
+//
+// One thread at a time uses a communicator (like every collective API).
+// After a collective threw, the streams are mid-message: the communicator
+// is broken and must be destroyed, not reused.
 
 #include <atomic>
 #include <memory>
