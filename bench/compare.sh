@@ -35,6 +35,8 @@ export HN_TOKEN=${HN_TOKEN:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n
 groups=("8 8 2 2000 200" "65536 1048576 4 50 5" "4194304 16777216 4 10 2" "67108864 268435456 4 3 1")
 
 ns_a=hnb-a ns_b=hnb-b
+# The first two CPUs we may use (the tcp2 ranks are pinned like mpirun pins MPI's).
+read -r cpu0 cpu1 < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[1 % len(c)])')
 cleanup() { ip netns del $ns_a 2>/dev/null || true; ip netns del $ns_b 2>/dev/null || true; }
 trap cleanup EXIT
 cleanup
@@ -54,10 +56,11 @@ ours() {
     shm4) "$bin" "${args[@]}" --local-ranks 4 --transport shm >/dev/null ;;
     tcp2)
       local port=$((29600 + RANDOM % 1000))
+      # Each rank on its own core, as mpirun binds the MPI ranks by default.
       ip netns exec $ns_b env RANK=1 WORLD_SIZE=2 MASTER_ADDR=10.77.0.1 MASTER_PORT=$port HN_JOB_ID=cmp \
-        "$bin" "${args[@]:0:13}" --transport tcp >/dev/null &
+        taskset -c "$cpu1" "$bin" "${args[@]:0:13}" --transport tcp >/dev/null &
       ip netns exec $ns_a env RANK=0 WORLD_SIZE=2 MASTER_ADDR=10.77.0.1 MASTER_PORT=$port HN_JOB_ID=cmp \
-        "$bin" "${args[@]}" --transport tcp >/dev/null
+        taskset -c "$cpu0" "$bin" "${args[@]}" --transport tcp >/dev/null
       wait ;;
   esac
   python3 -c 'import json,sys
@@ -90,8 +93,8 @@ gloo() {
       done
       wait "${pids[@]}" ;;
     tcp2)
-      ip netns exec $ns_b env GLOO_RANK=1 GLOO_SIZE=2 "$peers/gloo_allreduce" "$@" "$store" 10.77.0.2 >/dev/null &
-      ip netns exec $ns_a env GLOO_RANK=0 GLOO_SIZE=2 "$peers/gloo_allreduce" "$@" "$store" 10.77.0.1
+      ip netns exec $ns_b env GLOO_RANK=1 GLOO_SIZE=2 taskset -c "$cpu1" "$peers/gloo_allreduce" "$@" "$store" 10.77.0.2 >/dev/null &
+      ip netns exec $ns_a env GLOO_RANK=0 GLOO_SIZE=2 taskset -c "$cpu0" "$peers/gloo_allreduce" "$@" "$store" 10.77.0.1
       wait ;;
   esac
   rm -rf "$store"

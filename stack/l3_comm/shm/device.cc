@@ -19,6 +19,7 @@
 
 #include "stack/l3_comm/shm/pair.h"
 #include "stack/l3_comm/socket.h"
+#include "stack/l3_comm/spin_policy.h"
 
 namespace hn::stack::comm::shm {
 
@@ -39,24 +40,13 @@ std::string read_line(const char* path) {
   return s;
 }
 
-long oversub_spin_us() {
-  const char* e = std::getenv("HN_SHM_OVERSUB_SPIN_US");
-  return e ? std::atol(e) : 200;
-}
-
 class ShmDevice : public Device {
  public:
   ShmDevice(int rank, int world, std::size_t capacity)
       : rank_(rank), world_(world), cap_(capacity), maps_(world) {
-    // With a core per rank, spin like MPI does (2 ms) and never yield: a
-    // yield hands the core to whatever else runs there. Oversubscribed
-    // (more ranks than cores), spin briefly, yielding so a rank sharing our
-    // core can run, then sleep on the doorbell.
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    oversubscribed_ = world > cpus;
-    spin_ = oversubscribed_ ? std::chrono::microseconds(oversub_spin_us()) : std::chrono::microseconds(2000);
-    if (const char* e = std::getenv("HN_SHM_SPIN_US"))
-      spin_ = std::chrono::microseconds(std::atol(e));
+    // README "Tuning": 2 ms hard spin when bound, yield-spin otherwise.
+    policy_ = choose_spin_policy(world, std::chrono::microseconds(2000), std::chrono::microseconds(200),
+                                 std::chrono::microseconds(50));
     pairs_.resize(world);
   }
   const char* name() const override { return "shm"; }
@@ -104,10 +94,10 @@ class ShmDevice : public Device {
         if (static_cast<ShmPair*>(p)->can_recv()) return true;
       return false;
     };
-    const auto spin_until = Clock::now() + spin_;
+    const auto spin_until = Clock::now() + policy_.spin;
     for (unsigned i = 0;; ++i) {
       if (ready()) return;
-      if (oversubscribed_) {
+      if (policy_.yield) {
         // Hand the core to a rank that shares it: a yield is a direct
         // switch, a futex wake-up is a trip through the scheduler.
         sched_yield();
@@ -147,8 +137,7 @@ class ShmDevice : public Device {
   std::vector<int> pids_;
   Fd fd_;
   Doorbell* bell_ = nullptr;
-  std::chrono::microseconds spin_;
-  bool oversubscribed_ = false;
+  SpinPolicy policy_;
   std::atomic<bool> aborted_{false};
 };
 

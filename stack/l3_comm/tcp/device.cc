@@ -1,12 +1,14 @@
 #include "stack/l3_comm/tcp/device.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <vector>
 
+#include "stack/l3_comm/spin_policy.h"
 #include "stack/l3_comm/tcp/pair.h"
 
 namespace hn::stack::comm::tcp {
@@ -19,9 +21,11 @@ class TcpDevice : public Device {
     event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!event_) throw LinkError(LinkError::Kind::kOther, "eventfd failed", {});
     // Like MPI's progress loop: poll without blocking for a while before
-    // sleeping in the kernel, unless ranks share cores (then sleep at once).
-    spin_ = world <= sysconf(_SC_NPROCESSORS_ONLN) ? std::chrono::microseconds(200) : std::chrono::microseconds(0);
-    if (const char* e = std::getenv("HN_TCP_SPIN_US")) spin_ = std::chrono::microseconds(std::atol(e));
+    // sleeping in the kernel (README "Tuning"). The local rank count is not
+    // known here; 1 means "decide by binding".
+    policy_ = choose_spin_policy(1, std::chrono::microseconds(200), std::chrono::microseconds(0),
+                                 std::chrono::microseconds(50));
+    (void)world;
   }
   const char* name() const override { return "tcp"; }
   Pair& pair(int peer) override { return *pairs_.at(peer); }
@@ -44,10 +48,11 @@ class TcpDevice : public Device {
     for (Pair* p : receivers) add(p, POLLIN);
     // The engine re-checks everything after we return; errors surface on
     // the next I/O.
-    if (spin_.count() > 0) {
-      const auto until = Clock::now() + spin_;
+    if (policy_.spin.count() > 0) {
+      const auto until = Clock::now() + policy_.spin;
       do {
         if (poll(fds_.data(), fds_.size(), 0) != 0) return;
+        if (policy_.yield) sched_yield();
       } while (Clock::now() < until);
     }
     poll(fds_.data(), fds_.size(), ms_left(deadline));
@@ -62,7 +67,7 @@ class TcpDevice : public Device {
   std::vector<std::unique_ptr<TcpPair>> pairs_;
   std::vector<pollfd> fds_;
   Fd event_;
-  std::chrono::microseconds spin_{0};
+  SpinPolicy policy_;
 };
 
 }  // namespace
