@@ -33,11 +33,12 @@ ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell
       piece_(piece) {}
 
 void ShmPair::realign() {
+  const std::uint64_t round = ~static_cast<std::uint64_t>(mask_);  // cap is a power of two
   std::uint64_t head = out_->head.load(std::memory_order_relaxed);
-  std::uint64_t aligned = (head + cap_ - 1) / cap_ * cap_;
+  std::uint64_t aligned = (head + mask_) & round;
   if (aligned != head) out_->head.store(aligned, std::memory_order_release);
   std::uint64_t tail = in_->tail.load(std::memory_order_relaxed);
-  aligned = (tail + cap_ - 1) / cap_ * cap_;
+  aligned = (tail + mask_) & round;
   if (aligned != tail) {
     in_->tail.store(aligned, std::memory_order_release);
     ring_bell(peer_bell_);  // the peer may wait for the space we just skipped
