@@ -10,6 +10,7 @@ const std::vector<Command>& command_table() {
       commands::ops(),
       commands::translate(),
       commands::consistency(),
+      commands::bench(),
   };
   return table;
 }

@@ -15,8 +15,8 @@ build_pkgs=(
 )
 # fuse3 + libfuse3-dev: the faultfs test file system (tests/support/faultfs)
 test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev)
-# fio: bench/storage_vs_fio compares the storage jitter workload with it
-bench_pkgs=(fio)
+# fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
+bench_pkgs=(fio openmpi-bin libopenmpi-dev libgloo-dev iperf3 python3)
 
 want=("${build_pkgs[@]}")
 for arg in "$@"; do

@@ -11,5 +11,6 @@ Command diff();
 Command ops();
 Command translate();
 Command consistency();
+Command bench();
 
 }  // namespace hn::preflight::commands

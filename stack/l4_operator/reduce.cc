@@ -41,24 +41,29 @@ struct Max {
   static T apply(T a, T b) { return a < b ? b : a; }
 };
 
+// Everything below is force-inlined into the two exported entry points, which
+// are compiled twice (target_clones): AVX2 where the CPU has it, baseline
+// x86-64 otherwise; the dynamic loader picks once per process.
+#define HN_INLINE __attribute__((always_inline)) inline
+
 template <typename T, template <typename> class Op>
-void loop(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::size_t n) {
+HN_INLINE void loop(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = Op<T>::apply(a[i], b[i]);
 }
 
 // In-place variant: dst aliases a, so no __restrict on it.
 template <typename T, template <typename> class Op>
-void loop_inplace(T* dst, const T* __restrict src, std::size_t n) {
+HN_INLINE void loop_inplace(T* dst, const T* __restrict src, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = Op<T>::apply(dst[i], src[i]);
 }
 
 template <float (*Load)(std::uint16_t), std::uint16_t (*Store)(float), template <typename> class Op>
-void loop16(std::uint16_t* dst, const std::uint16_t* a, const std::uint16_t* b, std::size_t n) {
+HN_INLINE void loop16(std::uint16_t* dst, const std::uint16_t* a, const std::uint16_t* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = Store(Op<float>::apply(Load(a[i]), Load(b[i])));
 }
 
 template <template <typename> class Op>
-void dispatch_type(DType type, void* dst, const void* a, const void* b, std::size_t n) {
+HN_INLINE void dispatch_type(DType type, void* dst, const void* a, const void* b, std::size_t n) {
   switch (type) {
     case DType::kF32:
       if (dst == a) loop_inplace<float, Op>(static_cast<float*>(dst), static_cast<const float*>(b), n);
@@ -88,20 +93,26 @@ void dispatch_type(DType type, void* dst, const void* a, const void* b, std::siz
 }
 
 template <typename T>
-void divide(T* buf, std::size_t n, int k) {
+HN_INLINE void divide(T* buf, std::size_t n, int k) {
   for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<T>(buf[i] / static_cast<T>(k));
 }
 
 template <float (*Load)(std::uint16_t), std::uint16_t (*Store)(float)>
-void divide16(std::uint16_t* buf, std::size_t n, int k) {
+HN_INLINE void divide16(std::uint16_t* buf, std::size_t n, int k) {
   float inv = 1.0f / static_cast<float>(k);
   for (std::size_t i = 0; i < n; ++i) buf[i] = Store(Load(buf[i]) * inv);
 }
 
 }  // namespace
 
-void reduce_to(DType type, ReduceOp op, void* dst, const void* a, const void* b,
-               std::size_t count) {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#define HN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HN_CLONES
+#endif
+
+HN_CLONES void reduce_to(DType type, ReduceOp op, void* dst, const void* a, const void* b,
+                         std::size_t count) {
   if (count == 0) return;
   switch (op) {
     case ReduceOp::kSum:
@@ -116,7 +127,7 @@ void reduce_into(DType type, ReduceOp op, void* dst, const void* src, std::size_
   reduce_to(type, op, dst, dst, src, count);
 }
 
-void finalize_avg(DType type, void* buf, std::size_t count, int contributors) {
+HN_CLONES void finalize_avg(DType type, void* buf, std::size_t count, int contributors) {
   if (count == 0 || contributors <= 1) return;
   switch (type) {
     case DType::kF32: divide(static_cast<float*>(buf), count, contributors); return;

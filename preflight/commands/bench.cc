@@ -1,0 +1,280 @@
+// `hnprecheck bench`: an nccl-tests style sweep of one collective on the
+// bundled stack, with every size checked against closed-form values.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compat/input_error.h"
+#include "compat/units.h"
+#include "preflight/command.h"
+#include "preflight/commands/commands.h"
+#include "probes/comm_bench.h"
+#include "reports/atomic_file.h"
+#include "stack/l3_comm/bootstrap.h"
+#include "stack/l5_sched/local_launcher.h"
+
+namespace hn::preflight::commands {
+
+namespace {
+
+namespace comm = stack::comm;
+
+[[noreturn]] void bad(const std::string& field, const std::string& what) {
+  throw compat::InputError("command line", 0, 0, field, what);
+}
+
+template <typename F>
+auto parse(const std::string& field, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    bad(field, e.what());
+  }
+}
+
+struct Parsed {
+  probes::BenchConfig cfg;
+  comm::TransportKind transport = comm::TransportKind::kAuto;
+  int local_ranks = 0;
+  comm::BootstrapInputs boot;
+  comm::LinkParams link;
+  std::string json;
+  std::chrono::milliseconds timeout{60000};
+  std::size_t ring_bytes = 0;
+};
+
+Parsed parse_options(const po::variables_map& vm) {
+  Parsed p;
+  auto& c = p.cfg;
+  c.op = parse("--op", [&] { return probes::bench_op_from_string(vm["op"].as<std::string>()); });
+  c.min_bytes =
+      parse("--minbytes", [&] { return compat::parse_size(vm["minbytes"].as<std::string>()); });
+  c.max_bytes =
+      parse("--maxbytes", [&] { return compat::parse_size(vm["maxbytes"].as<std::string>()); });
+  c.factor = vm["stepfactor"].as<double>();
+  if (c.min_bytes > c.max_bytes) bad("--minbytes", "is larger than --maxbytes");
+  if (!(c.factor >= 1) || !std::isfinite(c.factor)) bad("--stepfactor", "must be a number >= 1");
+  if (c.factor == 1 && c.min_bytes != c.max_bytes)
+    bad("--stepfactor", "1 only makes sense with -b equal to -e");
+  c.options.dtype =
+      parse("--dtype", [&] { return stack::op::dtype_from_string(vm["dtype"].as<std::string>()); });
+  c.options.op = parse(
+      "--redop", [&] { return stack::op::reduce_op_from_string(vm["redop"].as<std::string>()); });
+  c.options.algorithm =
+      parse("--algo", [&] { return comm::algorithm_from_string(vm["algo"].as<std::string>()); });
+  c.options.root = vm["root"].as<int>();
+  c.iters = vm["iters"].as<int>();
+  c.warmup = vm["warmup"].as<int>();
+  c.check = !vm["no-check"].as<bool>();
+  if (c.iters < 1 || c.iters > 1000000) bad("--iters", "must be in [1, 1000000]");
+  if (c.warmup < 0 || c.warmup > 1000000) bad("--warmup", "must be in [0, 1000000]");
+  p.transport = parse("--transport", [&] {
+    return comm::transport_from_string(vm["transport"].as<std::string>());
+  });
+  p.local_ranks = vm["local-ranks"].as<int>();
+  if (vm.count("local-ranks") && !vm["local-ranks"].defaulted() &&
+      (p.local_ranks < 1 || p.local_ranks > 1024))
+    bad("--local-ranks", "must be in [1, 1024]");
+  if (vm.count("rendezvous")) p.boot.rendezvous = vm["rendezvous"].as<std::string>();
+  if (vm.count("token-file")) p.boot.token_file = vm["token-file"].as<std::string>();
+  if (vm.count("world-size")) p.boot.world_size = vm["world-size"].as<int>();
+  double t = vm["timeout"].as<double>();
+  if (!(t > 0) || t > 86400) bad("--timeout", "must be a number of seconds in (0, 86400]");
+  p.timeout = std::chrono::milliseconds(static_cast<long long>(t * 1000));
+  c.options.timeout = p.timeout;
+  if (vm.count("bind-address")) p.link.bind_address = vm["bind-address"].as<std::string>();
+  if (vm.count("bind-interface")) p.link.bind_interface = vm["bind-interface"].as<std::string>();
+  p.link.plane = vm["plane"].as<std::string>();
+  p.link.connect_timeout = p.timeout;
+  if (vm.count("shm-ring")) {
+    p.ring_bytes =
+        parse("--shm-ring", [&] { return compat::parse_size(vm["shm-ring"].as<std::string>()); });
+    if (p.ring_bytes < 4096 || (p.ring_bytes & (p.ring_bytes - 1)))
+      bad("--shm-ring", "must be a power of two >= 4KiB");
+  }
+  if (vm.count("json")) p.json = vm["json"].as<std::string>();
+  return p;
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
+                 const std::vector<probes::BenchRow>& rows) {
+  const auto& o = p.cfg.options;
+  bool red = p.cfg.op == probes::BenchOp::kAllreduce ||
+             p.cfg.op == probes::BenchOp::kReduceScatter || p.cfg.op == probes::BenchOp::kReduce;
+  os << "# hnprecheck bench " << probes::to_string(p.cfg.op) << ": " << c.size()
+     << " rank(s), transport " << comm::to_string(c.transport()) << ", algorithm "
+     << comm::to_string(o.algorithm) << ", iters " << p.cfg.iters << ", warmup " << p.cfg.warmup
+     << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%12s %12s %6s %6s %12s %10s %10s %8s\n", "size(B)", "count",
+                "type", "redop", "time(us)", "algbw", "busbw", "#wrong");
+  os << line;
+  std::snprintf(line, sizeof line, "%12s %12s %6s %6s %12s %10s %10s %8s\n", "", "(elements)", "",
+                "", "", "(GB/s)", "(GB/s)", "");
+  os << line;
+  for (const auto& r : rows) {
+    std::snprintf(line, sizeof line, "%12zu %12zu %6s %6s %12.2f %10.3f %10.3f %8s\n", r.bytes,
+                  r.count, std::string(stack::op::to_string(o.dtype)).c_str(),
+                  red ? std::string(stack::op::to_string(o.op)).c_str() : "none", r.time_us,
+                  r.algbw, r.busbw, r.wrong < 0 ? "n/a" : std::to_string(r.wrong).c_str());
+    os << line;
+  }
+  long long wrong = 0;
+  double bus = 0;
+  for (const auto& r : rows) {
+    wrong += std::max(0LL, r.wrong);
+    bus += r.busbw;
+  }
+  os << "# out of bounds values: " << wrong << (wrong ? " FAILED" : " OK") << "\n";
+  os << "# average bus bandwidth: " << fmt("%.3f", rows.empty() ? 0 : bus / rows.size())
+     << " GB/s\n";
+}
+
+std::string to_json(const Parsed& p, const comm::Communicator& c,
+                    const std::vector<probes::BenchRow>& rows) {
+  const auto& o = p.cfg.options;
+  nlohmann::json j = {{"tool", "hnprecheck"},
+                      {"command", "bench"},
+                      {"version", tool_version()},
+                      {"op", probes::to_string(p.cfg.op)},
+                      {"ranks", c.size()},
+                      {"transport", comm::to_string(c.transport())},
+                      {"algorithm", comm::to_string(o.algorithm)},
+                      {"dtype", stack::op::to_string(o.dtype)},
+                      {"redop", stack::op::to_string(o.op)},
+                      {"iters", p.cfg.iters},
+                      {"warmup", p.cfg.warmup},
+                      {"rows", nlohmann::json::array()}};
+  long long wrong = 0;
+  for (const auto& r : rows) {
+    j["rows"].push_back({{"size", r.bytes},
+                         {"count", r.count},
+                         {"time_us", r.time_us},
+                         {"algbw_gbps", r.algbw},
+                         {"busbw_gbps", r.busbw},
+                         {"wrong", r.wrong}});
+    wrong += std::max(0LL, r.wrong);
+  }
+  j["wrong_total"] = wrong;
+  return j.dump(2) + "\n";
+}
+
+int run_rank(const Parsed& p) {
+  auto b = comm::bootstrap_from_env(stack::sched::process_env(), p.boot);
+  comm::CommOptions o = b.options;
+  o.transport = p.transport;
+  o.timeout = p.timeout;
+  o.link = p.link;
+  o.shm_ring_bytes = p.ring_bytes;
+  if (p.cfg.options.root < 0 || p.cfg.options.root >= o.world)
+    bad("--root", "is not a rank of the job");
+  int rank = o.rank;
+  try {
+    comm::Communicator c(o);
+    auto rows = probes::run_bench(c, p.cfg);
+    long long wrong = 0;
+    for (const auto& r : rows) wrong += std::max(0LL, r.wrong);
+    if (rank == 0) {
+      bool json_stdout = p.json == "-";
+      print_table(json_stdout ? std::cerr : std::cout, p, c, rows);
+      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, rows));
+    }
+    return wrong ? 1 : 0;
+  } catch (const comm::CommError& e) {
+    // The collective failed (dead peer, timeout, bad token): that is a
+    // failed check, not a crash.
+    std::cerr << "hnprecheck bench: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int run(const po::variables_map& vm) {
+  Parsed p = parse_options(vm);
+  if (p.local_ranks > 0) {
+    stack::sched::LaunchOptions lo;
+    lo.ranks = p.local_ranks;
+    auto res = stack::sched::launch_local(lo, [&](int) {
+      try {
+        return run_rank(p);
+      } catch (const compat::InputError& e) {
+        std::cerr << "hnprecheck bench: " << e.what() << "\n";
+        return 2;
+      } catch (const std::exception& e) {
+        std::cerr << "hnprecheck bench: could not run: " << e.what() << "\n";
+        return 3;
+      }
+    });
+    return res.exit_code;
+  }
+  return run_rank(p);
+}
+
+}  // namespace
+
+Command bench() {
+  Command c;
+  c.name = "bench";
+  c.summary =
+      "nccl-tests style sweep of one collective on the bundled stack (size, time, algbw, busbw, "
+      "#wrong)";
+  c.usage = "hnprecheck bench [--op allreduce] [-b 8] [-e 256M] [-f 2] [--local-ranks N] [options]";
+  c.details =
+      "Times one collective over a sweep of sizes on real ranks and checks every size against\n"
+      "closed-form values. Ranks come from --local-ranks N (forked here), or from the launcher\n"
+      "that started this process: srun, mpirun, torchrun, a Kubernetes indexed job (with\n"
+      "--world-size). Rank 0 prints the table. Every connection is authenticated with the job\n"
+      "token (HN_TOKEN or --token-file; --local-ranks makes one). busbw uses the nccl-tests\n"
+      "definitions. Exit 1 when any element is wrong or a collective fails.";
+  c.add_options = [](po::options_description& d, po::positional_options_description&) {
+    d.add_options()("op", po::value<std::string>()->default_value("allreduce")->value_name("NAME"),
+                    "allreduce, reducescatter, allgather, broadcast, reduce, alltoall or sendrecv")(
+        "minbytes,b", po::value<std::string>()->default_value("8")->value_name("SIZE"),
+        "smallest size (8, 64K, 1M)")(
+        "maxbytes,e", po::value<std::string>()->default_value("256M")->value_name("SIZE"),
+        "largest size")("stepfactor,f", po::value<double>()->default_value(2)->value_name("F"),
+                        "multiply the size by F each step")(
+        "dtype,d", po::value<std::string>()->default_value("f32")->value_name("T"),
+        "f32, f64, f16, bf16, i32, i64")(
+        "redop,o", po::value<std::string>()->default_value("sum")->value_name("OP"),
+        "sum, prod, min, max, avg")("iters,n", po::value<int>()->default_value(20)->value_name("N"),
+                                    "timed iterations per size")(
+        "warmup,w", po::value<int>()->default_value(5)->value_name("N"),
+        "untimed iterations per size")(
+        "algo", po::value<std::string>()->default_value("auto")->value_name("A"),
+        "auto, ring or rd (recursive doubling / binomial tree)")(
+        "root", po::value<int>()->default_value(0)->value_name("R"),
+        "root of broadcast and reduce")(
+        "transport", po::value<std::string>()->default_value("auto")->value_name("T"),
+        "tcp, shm or auto (shm when every rank is on this host)")(
+        "local-ranks", po::value<int>()->default_value(0)->value_name("N"),
+        "fork N ranks on this machine")(
+        "rendezvous", po::value<std::string>()->value_name("HOST:PORT"),
+        "rank 0's store (default: MASTER_ADDR/MASTER_PORT or the first host of "
+        "SLURM_JOB_NODELIST)")("token-file", po::value<std::string>()->value_name("PATH"),
+                               "job token file (default: HN_TOKEN)")(
+        "world-size", po::value<int>()->value_name("N"), "world size for Kubernetes indexed jobs")(
+        "bind-address", po::value<std::string>()->value_name("IP"),
+        "bind links to this local IP (the plane's)")(
+        "bind-interface", po::value<std::string>()->value_name("NIC"), "bind links to this NIC")(
+        "plane", po::value<std::string>()->default_value("default")->value_name("NAME"),
+        "plane name for errors")("shm-ring", po::value<std::string>()->value_name("SIZE"),
+                                 "shm ring bytes per peer (power of two)")(
+        "timeout", po::value<double>()->default_value(60)->value_name("SECONDS"),
+        "deadline of link setup and of each collective")("no-check", po::bool_switch(),
+                                                         "skip the correctness check")(
+        "json", po::value<std::string>()->value_name("PATH"),
+        "write the table as JSON ('-' = stdout)");
+  };
+  c.run = run;
+  return c;
+}
+
+}  // namespace hn::preflight::commands

@@ -1,0 +1,184 @@
+// allreduce (ring, recursive doubling) and reduce_scatter (ring).
+#include <cstring>
+#include <stdexcept>
+
+#include "stack/l3_comm/blocks.h"
+#include "stack/l3_comm/collectives.h"
+#include "stack/l3_comm/shm/device.h"
+#include "stack/l4_operator/reduce.h"
+
+namespace hn::stack::comm {
+
+namespace {
+
+using op::ReduceOp;
+
+std::byte* B(void* p) {
+  return static_cast<std::byte*>(p);
+}
+const std::byte* B(const void* p) {
+  return static_cast<const std::byte*>(p);
+}
+
+void copy_if_needed(void* dst, const void* src, std::size_t bytes) {
+  if (dst != src && bytes) std::memcpy(dst, src, bytes);
+}
+
+// Reduce-scatter then allgather around the ring; every send after the first
+// is gated on the receive it forwards, so the whole thing is one pipeline.
+void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
+                    const Options& o) {
+  const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
+  const std::size_t esz = op::dtype_size(o.dtype);
+  Blocks b(count, n, esz);
+  Schedule& s = c.schedule(o.dtype, o.op);
+  int prev = -1;
+  for (int k = 0; k < n - 1; ++k) {
+    int sb = mod(r - k, n), rb = mod(r - k - 1, n);
+    const std::byte* src = k == 0 ? B(send) + b.off[sb] : B(recv) + b.off[sb];
+    s.send_gated(right, src, b.len[sb], prev);
+    prev = s.recv_reduce(left, B(recv) + b.off[rb], B(send) + b.off[rb], b.len[rb],
+                         k == n - 2 && o.op == ReduceOp::kAvg);
+  }
+  for (int k = 0; k < n - 1; ++k) {
+    int sb = mod(r + 1 - k, n), rb = mod(r - k, n);
+    s.send_gated(right, B(recv) + b.off[sb], b.len[sb], prev);
+    prev = s.recv(left, B(recv) + b.off[rb], b.len[rb]);
+  }
+  c.run(s, "allreduce (ring)", o.timeout);
+}
+
+// Recursive doubling on the largest power of two p2 <= n; the n - p2 extra
+// ranks first fold into a partner and get the result back at the end. Each
+// round reads one buffer and reduces into the other (ping-pong); a round's
+// receive starts only after the previous round completed, because it
+// overwrites the buffer that round was sending.
+void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
+                  const Options& o) {
+  const int n = c.size(), r = c.rank();
+  const std::size_t bytes = count * op::dtype_size(o.dtype);
+  int p2 = 1;
+  while (p2 * 2 <= n) p2 *= 2;
+  const int extra = n - p2;
+  std::byte* other = c.scratch(0, bytes);
+  const std::byte* cur = B(send);
+  if (send == recv) {
+    std::byte* copy = c.scratch(1, bytes);
+    std::memcpy(copy, send, bytes);
+    cur = copy;
+  }
+  Schedule& s = c.schedule(o.dtype, o.op);
+  const bool avg = o.op == ReduceOp::kAvg;
+  if (r < 2 * extra && r % 2 == 1) {  // folds into r-1, gets the result back
+    s.send(r - 1, cur, bytes);
+    s.recv(r - 1, recv, bytes);
+    c.run(s, "allreduce (recursive doubling)", o.timeout);
+    return;
+  }
+  int rounds = 0;
+  while ((1 << rounds) < p2) ++rounds;
+  const bool folds = r < 2 * extra;
+  const int writes = rounds + (folds ? 1 : 0);
+  // Write w goes to recv when (writes-1-w) is even, so the last lands in recv.
+  auto target = [&](int w) { return (writes - 1 - w) % 2 == 0 ? B(recv) : other; };
+  int w = 0;
+  int prev = -1, prev_send = -1;  // last receive; last round's send
+  if (folds) {
+    prev = s.recv_reduce(r + 1, target(0), cur, bytes, avg && writes == 1);
+    cur = target(0);
+    ++w;
+  }
+  const int vr = folds ? r / 2 : r - extra;
+  for (int j = 0; j < rounds; ++j, ++w) {
+    int pv = vr ^ (1 << j);
+    int partner = pv < extra ? pv * 2 : pv + extra;
+    int sidx = s.send_gated(partner, cur, bytes, prev);
+    int ridx = s.recv_reduce(partner, target(w), cur, bytes, avg && w == writes - 1);
+    if (prev_send >= 0)
+      s.set_after(ridx, {prev_send, prev});
+    else if (prev >= 0)
+      s.set_after(ridx, {prev});
+    prev = ridx;
+    prev_send = sidx;
+    cur = target(w);
+  }
+  if (folds) s.send_gated(r + 1, recv, bytes, prev);
+  c.run(s, "allreduce (recursive doubling)", o.timeout);
+}
+
+// Ring reduce-scatter: block r ends on rank r; intermediate sums live in a
+// scratch buffer so the caller's send buffer is never written.
+void ring_reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t rc,
+                         const Options& o) {
+  const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
+  const std::size_t bb = rc * op::dtype_size(o.dtype);
+  std::byte* tmp = c.scratch(0, n > 2 ? bb * n : 0);
+  Schedule& s = c.schedule(o.dtype, o.op);
+  int prev = -1;
+  for (int k = 0; k < n - 1; ++k) {
+    int sb = mod(r - k - 1, n), rb = mod(r - k - 2, n);
+    const std::byte* src = k == 0 ? B(send) + sb * bb : tmp + sb * bb;
+    s.send_gated(right, src, bb, prev);
+    bool last = k == n - 2;
+    std::byte* dst = last ? B(recv) : tmp + rb * bb;
+    prev = s.recv_reduce(left, dst, B(send) + rb * bb, bb, last && o.op == ReduceOp::kAvg);
+  }
+  c.run(s, "reduce_scatter (ring)", o.timeout);
+}
+
+}  // namespace
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::kAuto:
+      return "auto";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kRecursiveDoubling:
+      return "rd";
+  }
+  return "?";
+}
+
+Algorithm algorithm_from_string(std::string_view s) {
+  if (s == "auto") return Algorithm::kAuto;
+  if (s == "ring") return Algorithm::kRing;
+  if (s == "rd" || s == "tree" || s == "recursive-doubling") return Algorithm::kRecursiveDoubling;
+  throw std::invalid_argument("unknown algorithm '" + std::string(s) +
+                              "' (expected auto, ring or rd)");
+}
+
+std::size_t latency_crossover_bytes(const Communicator& c) {
+  // Measured (README "Tuning"): over TCP a ring step costs a round trip, so
+  // recursive doubling wins longer.
+  return c.transport() == TransportKind::kShm ? (64u << 10) : (256u << 10);
+}
+
+void allreduce(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o) {
+  const std::size_t bytes = count * op::dtype_size(o.dtype);
+  if (c.size() == 1 || count == 0) {
+    copy_if_needed(recv, send, bytes);
+    c.check_abort("allreduce");
+    return;
+  }
+  Algorithm a = o.algorithm;
+  if (a == Algorithm::kAuto)
+    a = bytes < latency_crossover_bytes(c) ? Algorithm::kRecursiveDoubling : Algorithm::kRing;
+  if (a == Algorithm::kRing)
+    ring_allreduce(c, send, recv, count, o);
+  else
+    rd_allreduce(c, send, recv, count, o);
+}
+
+void reduce_scatter(Communicator& c, const void* send, void* recv, std::size_t recv_count,
+                    const Options& o) {
+  const std::size_t bb = recv_count * op::dtype_size(o.dtype);
+  if (c.size() == 1 || recv_count == 0) {
+    copy_if_needed(recv, send, bb);
+    c.check_abort("reduce_scatter");
+    return;
+  }
+  ring_reduce_scatter(c, send, recv, recv_count, o);
+}
+
+}  // namespace hn::stack::comm

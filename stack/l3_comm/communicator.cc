@@ -1,0 +1,154 @@
+#include "stack/l3_comm/communicator.h"
+
+#include <exception>
+#include <stdexcept>
+#include <thread>
+
+#include "stack/l3_comm/shm/device.h"
+#include "stack/l3_comm/tcp/device.h"
+
+namespace hn::stack::comm {
+
+std::string_view to_string(TransportKind t) {
+  switch (t) {
+    case TransportKind::kAuto:
+      return "auto";
+    case TransportKind::kTcp:
+      return "tcp";
+    case TransportKind::kShm:
+      return "shm";
+  }
+  return "?";
+}
+
+TransportKind transport_from_string(std::string_view s) {
+  if (s == "auto") return TransportKind::kAuto;
+  if (s == "tcp") return TransportKind::kTcp;
+  if (s == "shm") return TransportKind::kShm;
+  throw std::invalid_argument("unknown transport '" + std::string(s) +
+                              "' (expected tcp, shm or auto)");
+}
+
+Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
+  opt_.creds.world = opt_.world;
+  if (opt_.world < 1 || opt_.rank < 0 || opt_.rank >= opt_.world)
+    throw std::invalid_argument("rank " + std::to_string(opt_.rank) + " is not in a world of " +
+                                std::to_string(opt_.world));
+  if (opt_.world == 1) {
+    transport_ = opt_.transport == TransportKind::kTcp ? TransportKind::kTcp : TransportKind::kShm;
+    return;
+  }
+  ErrorContext ctx;
+  ctx.local_rank = opt_.rank;
+  ctx.plane = opt_.link.plane;
+  ctx.operation = "rendezvous";
+  if (opt_.rank == 0) {
+    Fd listener = opt_.store_fd >= 0
+                      ? Fd(opt_.store_fd)
+                      : listen_on(opt_.link.bind_address, opt_.rendezvous_port, opt_.link, ctx);
+    opt_.store_fd = -1;
+    server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds,
+                                               opt_.link.connect_timeout, opt_.link.plane);
+  }
+  try {
+    connect_all(ctx);
+  } catch (const LinkError& e) {
+    // A broken rendezvous is often the echo of the real cause, which the
+    // watch channel reports (the job failed to form, a rank died): prefer it.
+    for (int i = 0; i < 30 && !abort_.is_set() && client_; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (client_) client_->close(false);
+    // Rank 0 of a job that failed to form keeps telling latecomers why.
+    if (server_ && server_->failed()) server_->linger_after_failure(Clock::now() + opt_.timeout);
+    if (abort_.is_set() && !dynamic_cast<const AuthError*>(&e)) throw_aborted(abort_, ctx);
+    throw;
+  } catch (...) {
+    if (client_) client_->close(false);
+    if (server_ && server_->failed()) server_->linger_after_failure(Clock::now() + opt_.timeout);
+    throw;
+  }
+}
+
+void Communicator::connect_all(const ErrorContext& ctx) {
+  client_ = std::make_unique<TcpStoreClient>(opt_.rendezvous_host, opt_.rendezvous_port, opt_.link,
+                                             opt_.creds, opt_.rank);
+  client_->start_watch([this](int dead, const std::string& why) { on_watch_event(dead, why); });
+  group_store_ = std::make_unique<PrefixStore>(*client_, "g/" + opt_.group);
+
+  // Transport choice: shm needs every rank on this host (same boot, same
+  // pid namespace), which the ranks tell each other through the store.
+  group_store_->set("host/" + std::to_string(opt_.rank), shm::same_host_key());
+  bool all_local = true;
+  const std::string mine = shm::same_host_key();
+  for (int r = 0; r < opt_.world; ++r)
+    if (group_store_->get("host/" + std::to_string(r), opt_.timeout) != mine) all_local = false;
+  if (opt_.transport == TransportKind::kShm && !all_local)
+    throw LinkError(
+        LinkError::Kind::kOther,
+        "--transport shm needs every rank on this host; some ranks run elsewhere (use tcp or auto)",
+        ctx);
+  transport_ = opt_.transport == TransportKind::kAuto
+                   ? (all_local ? TransportKind::kShm : TransportKind::kTcp)
+                   : opt_.transport;
+
+  PrefixStore link_store(*group_store_, std::string(to_string(transport_)));
+  DeviceSetup setup;
+  setup.rank = opt_.rank;
+  setup.world = opt_.world;
+  setup.store = &link_store;
+  setup.creds = opt_.creds;
+  setup.link = opt_.link;
+  setup.advertise_ip = client_->local_ip();
+  setup.timeout = opt_.timeout;
+  setup.shm_ring_bytes = opt_.shm_ring_bytes;
+  device_ =
+      transport_ == TransportKind::kShm ? shm::create_device(setup) : tcp::create_device(setup);
+  live_device_.store(device_.get(), std::memory_order_release);
+  if (abort_.is_set()) device_->interrupt();
+  check_abort("link setup");
+}
+
+Communicator::~Communicator() {
+  const bool failing = std::uncaught_exceptions() > 0 || abort_.is_set();
+  if (client_) client_->close(!failing);
+  if (server_)
+    server_->wait_departures(Clock::now() +
+                             (failing ? std::chrono::milliseconds(500) : opt_.timeout));
+  live_device_.store(nullptr, std::memory_order_release);
+  // Without a goodbye the watch channel closes with the process: the
+  // rendezvous reports this rank as gone, which is the truth.
+  client_.reset();
+  server_.reset();
+}
+
+void Communicator::on_watch_event(int dead_rank, const std::string& reason) {
+  abort_.set(dead_rank, reason);
+  if (Device* d = live_device_.load(std::memory_order_acquire)) d->interrupt();
+}
+
+void Communicator::check_abort(const char* operation) const {
+  if (!abort_.is_set()) return;
+  ErrorContext ctx;
+  ctx.local_rank = opt_.rank;
+  ctx.plane = opt_.link.plane;
+  ctx.operation = operation;
+  throw_aborted(abort_, ctx);
+}
+
+Store& Communicator::store() {
+  if (!group_store_) throw std::logic_error("a communicator of one rank has no store");
+  return *group_store_;
+}
+
+void Communicator::run(Schedule& s, const char* operation, std::chrono::milliseconds timeout) {
+  if (s.transfers.empty()) return;
+  // Reused so the hot path does not allocate the operation's name.
+  run_ctx_.local_rank = opt_.rank;
+  run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
+  run_ctx_.operation.assign(operation);
+  if (abort_.is_set()) check_abort(operation);
+  auto t = timeout.count() > 0 ? timeout : opt_.timeout;
+  run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+}
+
+}  // namespace hn::stack::comm

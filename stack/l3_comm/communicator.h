@@ -1,0 +1,102 @@
+#pragma once
+// A communicator: this rank's place in a job, its rendezvous connection and
+// its links to every other rank.
+//
+// Construction = rendezvous + link setup: rank 0 hosts the store (on an
+// inherited socket from the local launcher, or by listening on the
+// rendezvous port), every rank authenticates to it, the transport is chosen
+// (auto: shm when every rank is on this host, else tcp) and the full mesh is
+// connected. Throws LinkError/AuthError/TimeoutError naming what failed,
+// within link.connect_timeout + timeout.
+//
+// Liveness: a background watch thread turns the rendezvous' death notices
+// into AbortState + Device::interrupt(), so a collective blocked anywhere
+// throws PeerDiedError naming the dead rank. Destruction says goodbye
+// (skipped while an exception unwinds, so the others learn at once that this
+// rank is gone); rank 0 keeps the store up until every rank has left or the
+// timeout passes.
+//
+// One thread at a time uses a communicator (like every collective API).
+// After a collective threw, the streams are mid-message: the communicator
+// is broken and must be destroyed, not reused.
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "stack/l3_comm/progress.h"
+#include "stack/l3_comm/tcp_store_client.h"
+#include "stack/l3_comm/tcp_store_server.h"
+
+namespace hn::stack::comm {
+
+enum class TransportKind { kAuto, kTcp, kShm };
+std::string_view to_string(TransportKind t);
+// "auto", "tcp", "shm"; throws std::invalid_argument otherwise.
+TransportKind transport_from_string(std::string_view s);
+
+struct CommOptions {
+  int rank = 0;
+  int world = 1;
+  Credentials creds;  // creds.world is set from world
+  std::string rendezvous_host = "127.0.0.1";
+  int rendezvous_port = 0;
+  int store_fd = -1;  // rank 0: an already listening socket to serve the store on
+  LinkParams link;
+  TransportKind transport = TransportKind::kAuto;
+  std::chrono::milliseconds timeout{30000};  // rendezvous waits and each collective
+  std::size_t shm_ring_bytes = 0;            // 0: shm::kDefaultRingBytes
+  std::string group = "world";
+};
+
+class Communicator {
+ public:
+  explicit Communicator(CommOptions options);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const { return opt_.rank; }
+  int size() const { return opt_.world; }
+  TransportKind transport() const { return transport_; }
+  std::chrono::milliseconds timeout() const { return opt_.timeout; }
+  const LinkParams& link() const { return opt_.link; }
+
+  // Runs one collective's schedule under timeout (0: the communicator's).
+  void run(Schedule& s, const char* operation,
+           std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+  // Throws the pending abort, if any (a death reported between collectives).
+  void check_abort(const char* operation) const;
+  // The store scoped to this group, for callers that exchange metadata.
+  Store& store();
+  // Reused per call so a warm small collective allocates nothing. A
+  // communicator is used by one thread at a time, like every collective API.
+  Schedule& schedule(op::DType t = op::DType::kF32, op::ReduceOp o = op::ReduceOp::kSum) {
+    schedule_.clear(t, o, opt_.world);
+    return schedule_;
+  }
+  // A scratch buffer of at least `bytes`, kept between calls (slot 0..3).
+  std::byte* scratch(int slot, std::size_t bytes) {
+    auto& v = scratch_[slot];
+    if (v.size() < bytes) v.resize(bytes);
+    return v.data();
+  }
+
+ private:
+  void on_watch_event(int dead_rank, const std::string& reason);
+  void connect_all(const ErrorContext& ctx);
+
+  CommOptions opt_;
+  TransportKind transport_ = TransportKind::kTcp;
+  std::unique_ptr<TcpStoreServer> server_;
+  std::unique_ptr<TcpStoreClient> client_;
+  std::unique_ptr<PrefixStore> group_store_;
+  std::unique_ptr<Device> device_;
+  std::atomic<Device*> live_device_{nullptr};
+  AbortState abort_;
+  Schedule schedule_;
+  ErrorContext run_ctx_;
+  std::vector<std::byte> scratch_[4];
+};
+
+}  // namespace hn::stack::comm
