@@ -43,7 +43,10 @@ TEST_CASE("every workload runs, records one sample per operation and cleans up")
   }
   CHECK(results[0].bytes_written == results[0].ops * c.block_bytes);
   CHECK(results[1].bytes_read == results[1].ops * c.block_bytes);
-  CHECK(results[1].write_seconds + results[1].read_seconds <= results[1].seconds);
+  // Per thread, preparing then reading fits in the phase; the maxima over
+  // threads come from different threads, so only each one alone is bounded.
+  CHECK(results[1].write_seconds <= results[1].seconds);
+  CHECK(results[1].read_seconds <= results[1].seconds);
   CHECK(results[2].ops % 3 == 0);
   const auto& ck = results[3];
   CHECK(ck.bytes_written > 0);
