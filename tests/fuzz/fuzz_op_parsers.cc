@@ -2,8 +2,8 @@
 // the trace reader, both op-list readers and the ONNX reader. Anything but
 // InputError escaping, or a crash, is a bug. Build with
 //   CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHN_FUZZ=ON -DHN_BUILD_TESTS=OFF
-//   cmake --build build-fuzz --target hn_fuzz_op_parsers
-//   build-fuzz/bin/hn_fuzz_op_parsers -max_total_time=60 tests/fixtures/ops
+//   cmake --build build-fuzz --target fuzz_op_parsers
+//   build-fuzz/bin/fuzz_op_parsers -max_total_time=60 tests/fixtures/ops
 #include <cstddef>
 #include <cstdint>
 #include <string>
