@@ -9,13 +9,19 @@ function(hn_module target)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# hn_test(<target> LABELS <labels> SOURCES ... DEPS ...)
+# hn_test(<target> LABELS <labels> SOURCES ... DEPS ... [TIMEOUT s] [COST c])
 #   One Catch2 executable per unit under test; every TEST_CASE becomes a ctest
 #   test carrying LABELS. Exit code 77 means "skipped" (see tests/support/skip.h).
+#   COST makes `ctest -j` start long tests first on a clean checkout (no
+#   timing history yet), so they overlap the rest instead of trailing it.
 function(hn_test target)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT;COST" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
+  endif()
+  set(cost_property "")
+  if(ARG_COST)
+    set(cost_property COST ${ARG_COST})
   endif()
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_sanitize)
@@ -25,6 +31,6 @@ function(hn_test target)
   catch_discover_tests(${target}
     TEST_PREFIX "${target}:"
     EXTRA_ARGS --warn NoTests
-    PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT}
+    PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT} ${cost_property}
     DISCOVERY_TIMEOUT 30)
 endfunction()

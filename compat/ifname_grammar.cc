@@ -87,7 +87,7 @@ std::vector<std::string> nccl_find(std::string_view list_text,
 }
 
 // HCCL's documented priority: other NICs by name, then docker*, then lo.
-int hccl_rank(const std::string& name) {
+int hccl_rank(std::string_view name) {
   if (name == "lo") return 2;
   if (starts_with(name, "docker")) return 1;
   return 0;
@@ -142,6 +142,11 @@ bool if_list_selects(const IfList& list, std::string_view name, int port) {
   return hit != list.exclude;
 }
 
+bool hccl_name_before(std::string_view a, std::string_view b) {
+  int ra = hccl_rank(a), rb = hccl_rank(b);
+  return ra != rb ? ra < rb : a < b;
+}
+
 int socket_family_from(std::string_view value) {
   if (value == "AF_INET") return 4;
   if (value == "AF_INET6") return 6;
@@ -179,8 +184,7 @@ IfSelection resolve_hccl_socket_ifname(const std::optional<std::string>& value,
     if (has_family(n, family)) ordered.push_back(&n);
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const NicCandidate* a, const NicCandidate* b) {
-                     int ra = hccl_rank(a->name), rb = hccl_rank(b->name);
-                     return ra != rb ? ra < rb : a->name < b->name;
+                     return hccl_name_before(a->name, b->name);
                    });
   IfList list;
   if (value && !value->empty())

@@ -84,6 +84,11 @@ IfList parse_if_list(std::string_view value);
 // inverted for '^'. An empty list selects everything.
 bool if_list_selects(const IfList& list, std::string_view name, int port = -1);
 
+// HCCL's candidate order, which the comm layer also uses to pick "the first
+// match" of any interface spec: other NICs by name ascending, then docker*,
+// then lo. A strict weak ordering over names.
+bool hccl_name_before(std::string_view a, std::string_view b);
+
 // Address family filter for socket libraries: 0 any, 4 IPv4 only, 6 IPv6 only
 // (NCCL_SOCKET_FAMILY / HCCL_SOCKET_FAMILY = AF_INET / AF_INET6).
 int socket_family_from(std::string_view value);  // "" -> 0; unknown text -> 0

@@ -9,11 +9,16 @@
 #include "compat/input_error.h"
 #include "compat/units.h"
 #include "preflight/command.h"
+#include "preflight/commands/bench_links.h"
 #include "preflight/commands/commands.h"
 #include "probes/comm_bench.h"
 #include "reports/atomic_file.h"
 #include "stack/l3_comm/bootstrap.h"
+#include "stack/l3_comm/link_env_params.h"
+#include "stack/l3_comm/local_nics.h"
 #include "stack/l5_sched/local_launcher.h"
+
+extern char** environ;
 
 namespace hn::preflight::commands {
 
@@ -39,7 +44,8 @@ struct Parsed {
   comm::TransportKind transport = comm::TransportKind::kAuto;
   int local_ranks = 0;
   comm::BootstrapInputs boot;
-  comm::LinkParams link;
+  comm::LinkParams link;         // defaults: --timeout (given or not), --plane
+  comm::LinkOverrides link_cli;  // what the command line set explicitly
   std::string json;
   std::chrono::milliseconds timeout{60000};
   std::size_t ring_bytes = 0;
@@ -84,10 +90,14 @@ Parsed parse_options(const po::variables_map& vm) {
   if (!(t > 0) || t > 86400) bad("--timeout", "must be a number of seconds in (0, 86400]");
   p.timeout = std::chrono::milliseconds(static_cast<long long>(t * 1000));
   c.options.timeout = p.timeout;
-  if (vm.count("bind-address")) p.link.bind_address = vm["bind-address"].as<std::string>();
-  if (vm.count("bind-interface")) p.link.bind_interface = vm["bind-interface"].as<std::string>();
+  // Link setup: explicit options > the environment (link_env_params.h) > defaults.
+  if (vm.count("bind-address")) p.link_cli.bind_address = vm["bind-address"].as<std::string>();
+  if (vm.count("bind-interface"))
+    p.link_cli.bind_interface = vm["bind-interface"].as<std::string>();
+  if (!vm["timeout"].defaulted()) p.link_cli.connect_timeout = p.timeout;
   p.link.plane = vm["plane"].as<std::string>();
   p.link.connect_timeout = p.timeout;
+  p.link.budget_source = "default: --timeout";
   if (vm.count("shm-ring")) {
     p.ring_bytes =
         parse("--shm-ring", [&] { return compat::parse_size(vm["shm-ring"].as<std::string>()); });
@@ -105,6 +115,7 @@ std::string fmt(const char* f, double v) {
 }
 
 void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
+                 const std::vector<comm::LinkBinding>& links,
                  const std::vector<probes::BenchRow>& rows) {
   const auto& o = p.cfg.options;
   bool red = p.cfg.op == probes::BenchOp::kAllreduce ||
@@ -113,6 +124,8 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
      << " rank(s), transport " << comm::to_string(c.transport()) << ", algorithm "
      << comm::to_string(o.algorithm) << ", iters " << p.cfg.iters << ", warmup " << p.cfg.warmup
      << "\n";
+  if (c.size() > 1 && c.transport() == comm::TransportKind::kTcp)
+    print_link_setup(os, c.link(), links);
   char line[256];
   std::snprintf(line, sizeof line, "%12s %12s %6s %6s %12s %10s %10s %8s\n", "size(B)", "count",
                 "type", "redop", "time(us)", "algbw", "busbw", "#wrong");
@@ -139,6 +152,7 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
 }
 
 std::string to_json(const Parsed& p, const comm::Communicator& c,
+                    const std::vector<comm::LinkBinding>& links,
                     const std::vector<probes::BenchRow>& rows) {
   const auto& o = p.cfg.options;
   nlohmann::json j = {{"tool", "hnprecheck"},
@@ -152,6 +166,8 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                       {"redop", stack::op::to_string(o.op)},
                       {"iters", p.cfg.iters},
                       {"warmup", p.cfg.warmup},
+                      {"link_setup", link_setup_json(c.link())},
+                      {"links", links_json(links)},
                       {"rows", nlohmann::json::array()}};
   long long wrong = 0;
   for (const auto& r : rows) {
@@ -178,14 +194,20 @@ int run_rank(const Parsed& p) {
     bad("--root", "is not a rank of the job");
   int rank = o.rank;
   try {
+    // Resolved on every rank: each node has its own NICs and addresses.
+    o.link = comm::link_params_from_env(comm::environment_map(environ),
+                                        comm::local_nic_candidates(), p.link_cli, p.link);
     comm::Communicator c(o);
+    std::vector<comm::LinkBinding> links;
+    if (c.size() > 1 && c.transport() == comm::TransportKind::kTcp)
+      links = comm::gather_link_bindings(c, o.timeout);
     auto rows = probes::run_bench(c, p.cfg);
     long long wrong = 0;
     for (const auto& r : rows) wrong += std::max(0LL, r.wrong);
     if (rank == 0) {
       bool json_stdout = p.json == "-";
-      print_table(json_stdout ? std::cerr : std::cout, p, c, rows);
-      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, rows));
+      print_table(json_stdout ? std::cerr : std::cout, p, c, links, rows);
+      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, links, rows));
     }
     return wrong ? 1 : 0;
   } catch (const comm::CommError& e) {
@@ -232,7 +254,11 @@ Command bench() {
       "that started this process: srun, mpirun, torchrun, a Kubernetes indexed job (with\n"
       "--world-size). Rank 0 prints the table. Every connection is authenticated with the job\n"
       "token (HN_TOKEN or --token-file; --local-ranks makes one). busbw uses the nccl-tests\n"
-      "definitions. Exit 1 when any element is wrong or a collective fails.";
+      "definitions. Link setup follows the variables `translate` writes: HCCL_CONNECT_TIMEOUT\n"
+      "(+20 s budget), NCCL_SOCKET_RETRY_CNT/NCCL_SOCKET_RETRY_SLEEP_MSEC (N+1 attempts, linear\n"
+      "back-off), HCCL_IF_IP > HCCL_SOCKET_IFNAME > NCCL_SOCKET_IFNAME (first match by name);\n"
+      "explicit options win. The header says where each rank's links bound. Exit 1 when any\n"
+      "element is wrong, a collective fails or the configured NIC/address is missing.";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     d.add_options()("op", po::value<std::string>()->default_value("allreduce")->value_name("NAME"),
                     "allreduce, reducescatter, allgather, broadcast, reduce, alltoall or sendrecv")(
@@ -262,14 +288,16 @@ Command bench() {
                                "job token file (default: HN_TOKEN)")(
         "world-size", po::value<int>()->value_name("N"), "world size for Kubernetes indexed jobs")(
         "bind-address", po::value<std::string>()->value_name("IP"),
-        "bind links to this local IP (the plane's)")(
-        "bind-interface", po::value<std::string>()->value_name("NIC"), "bind links to this NIC")(
+        "bind peer links to this local IP (over HCCL_IF_IP / *_SOCKET_IFNAME)")(
+        "bind-interface", po::value<std::string>()->value_name("NIC"),
+        "bind peer links to this NIC and its address (over the environment)")(
         "plane", po::value<std::string>()->default_value("default")->value_name("NAME"),
         "plane name for errors")("shm-ring", po::value<std::string>()->value_name("SIZE"),
                                  "shm ring bytes per peer (power of two)")(
         "timeout", po::value<double>()->default_value(60)->value_name("SECONDS"),
-        "deadline of link setup and of each collective")("no-check", po::bool_switch(),
-                                                         "skip the correctness check")(
+        "deadline of each collective; given explicitly, also the link-setup budget (over "
+        "HCCL_CONNECT_TIMEOUT / NCCL_SOCKET_RETRY_*)")("no-check", po::bool_switch(),
+                                                       "skip the correctness check")(
         "json", po::value<std::string>()->value_name("PATH"),
         "write the table as JSON ('-' = stdout)");
   };

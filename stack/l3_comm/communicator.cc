@@ -1,5 +1,6 @@
 #include "stack/l3_comm/communicator.h"
 
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -8,6 +9,21 @@
 #include "stack/l3_comm/tcp/device.h"
 
 namespace hn::stack::comm {
+
+namespace {
+
+// The rendezvous is the launcher's address (MASTER_ADDR, --rendezvous), like
+// torch's TCPStore: its connections keep the link budget and retries but not
+// the peer links' binding, which selects the plane for collective traffic
+// (HCCL_IF_IP and *_SOCKET_IFNAME govern the library's links, not the store).
+LinkParams rendezvous_params(LinkParams p) {
+  p.bind_address.clear();
+  p.bind_interface.clear();
+  p.family = AF_UNSPEC;
+  return p;
+}
+
+}  // namespace
 
 std::string_view to_string(TransportKind t) {
   switch (t) {
@@ -45,7 +61,7 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
   if (opt_.rank == 0) {
     Fd listener = opt_.store_fd >= 0
                       ? Fd(opt_.store_fd)
-                      : listen_on(opt_.link.bind_address, opt_.rendezvous_port, opt_.link, ctx);
+                      : listen_on("", opt_.rendezvous_port, rendezvous_params(opt_.link), ctx);
     opt_.store_fd = -1;
     server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds,
                                                opt_.link.connect_timeout, opt_.link.plane);
@@ -70,8 +86,11 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
 }
 
 void Communicator::connect_all(const ErrorContext& ctx) {
-  client_ = std::make_unique<TcpStoreClient>(opt_.rendezvous_host, opt_.rendezvous_port, opt_.link,
-                                             opt_.creds, opt_.rank);
+  client_ = std::make_unique<TcpStoreClient>(opt_.rendezvous_host, opt_.rendezvous_port,
+                                             rendezvous_params(opt_.link), opt_.creds, opt_.rank);
+  // While links are set up, a peer may legitimately take the whole link
+  // budget to reach us: wait at least that long for it.
+  const auto setup_wait = std::max(opt_.timeout, opt_.link.connect_timeout);
   client_->start_watch([this](int dead, const std::string& why) { on_watch_event(dead, why); });
   group_store_ = std::make_unique<PrefixStore>(*client_, "g/" + opt_.group);
 
@@ -81,7 +100,7 @@ void Communicator::connect_all(const ErrorContext& ctx) {
   bool all_local = true;
   const std::string mine = shm::same_host_key();
   for (int r = 0; r < opt_.world; ++r)
-    if (group_store_->get("host/" + std::to_string(r), opt_.timeout) != mine) all_local = false;
+    if (group_store_->get("host/" + std::to_string(r), setup_wait) != mine) all_local = false;
   if (opt_.transport == TransportKind::kShm && !all_local)
     throw LinkError(
         LinkError::Kind::kOther,
@@ -99,7 +118,7 @@ void Communicator::connect_all(const ErrorContext& ctx) {
   setup.creds = opt_.creds;
   setup.link = opt_.link;
   setup.advertise_ip = client_->local_ip();
-  setup.timeout = opt_.timeout;
+  setup.timeout = setup_wait;
   setup.shm_ring_bytes = opt_.shm_ring_bytes;
   device_ =
       transport_ == TransportKind::kShm ? shm::create_device(setup) : tcp::create_device(setup);

@@ -6,8 +6,12 @@
 // inherited socket from the local launcher, or by listening on the
 // rendezvous port), every rank authenticates to it, the transport is chosen
 // (auto: shm when every rank is on this host, else tcp) and the full mesh is
-// connected. Throws LinkError/AuthError/TimeoutError naming what failed,
-// within link.connect_timeout + timeout.
+// connected. The rendezvous connections use link's budget and retries but
+// not its binding (the rendezvous is the launcher's address); the peer links
+// use all of it. Waits during setup last max(timeout, link.connect_timeout),
+// so a peer still inside its link budget is not given up on. Throws
+// LinkError/AuthError/TimeoutError naming what failed, within
+// link.connect_timeout + max(timeout, link.connect_timeout).
 //
 // Liveness: a background watch thread turns the rendezvous' death notices
 // into AbortState + Device::interrupt(), so a collective blocked anywhere
@@ -61,6 +65,9 @@ class Communicator {
   TransportKind transport() const { return transport_; }
   std::chrono::milliseconds timeout() const { return opt_.timeout; }
   const LinkParams& link() const { return opt_.link; }
+  // The transport's pairs (link_bindings.h reports where they are bound);
+  // null for a communicator of one rank.
+  Device* device() const { return device_.get(); }
 
   // Runs one collective's schedule under timeout (0: the communicator's).
   void run(Schedule& s, const char* operation,

@@ -16,6 +16,8 @@ const char* LinkError::kind_name(Kind k) {
       return "port in use";
     case Kind::kPeerClosed:
       return "peer closed";
+    case Kind::kNoInterface:
+      return "no interface";
     case Kind::kOther:
       return "link error";
   }

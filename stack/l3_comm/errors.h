@@ -10,6 +10,8 @@
 //        `- PeerDiedError           kPeerClosed: the peer closed, reset or died
 // Kinds without a subclass: kRefused (nobody listening), kNoRoute (no route
 // to the host / network unreachable), kPortInUse (our listen port is taken),
+// kNoInterface (the configured interface or address does not exist on this
+// node: HCCL_IF_IP, *_SOCKET_IFNAME, --bind-*; never a silent fallback),
 // kOther (anything else, with errno text).
 
 #include <chrono>
@@ -25,6 +27,8 @@ struct ErrorContext {
   std::string plane;         // the network plane the link belongs to
   std::string operation;     // "connect to rendezvous", "allreduce", ...
   std::chrono::milliseconds elapsed{0};
+  int attempts = 0;                     // connect attempts made (link setup), 0: n/a
+  std::chrono::milliseconds budget{0};  // the link-setup budget in force, 0: n/a
 };
 
 class CommError : public std::runtime_error {
@@ -42,7 +46,16 @@ class CommError : public std::runtime_error {
 
 class LinkError : public CommError {
  public:
-  enum class Kind { kRefused, kNoRoute, kTimeout, kAuthMismatch, kPortInUse, kPeerClosed, kOther };
+  enum class Kind {
+    kRefused,
+    kNoRoute,
+    kTimeout,
+    kAuthMismatch,
+    kPortInUse,
+    kPeerClosed,
+    kNoInterface,
+    kOther
+  };
   LinkError(Kind kind, const std::string& what, ErrorContext ctx)
       : CommError(std::string(kind_name(kind)) + ": " + what, std::move(ctx)), kind_(kind) {}
   Kind kind() const { return kind_; }

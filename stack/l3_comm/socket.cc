@@ -2,13 +2,16 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -78,8 +81,11 @@ void apply_bind(int fd, const LinkParams& p, int family, const ErrorContext& ctx
                     "cannot bind to " + p.bind_address + ": " + errno_text(err), with(ctx, "", t0));
 }
 
-// One non-blocking connect attempt; returns 0 or the errno, ETIMEDOUT when
-// the deadline passed without an answer.
+// try_connect's result when our deadline passed without any answer (the
+// kernel's own ETIMEDOUT, SYN retries exhausted, is an errno like the others).
+constexpr int kNoAnswer = -1;
+
+// One non-blocking connect attempt; returns 0, the errno, or kNoAnswer.
 int try_connect(int fd, const sockaddr* a, socklen_t len, Deadline deadline) {
   if (connect(fd, a, len) == 0) return 0;
   if (errno != EINPROGRESS) return errno;
@@ -88,12 +94,34 @@ int try_connect(int fd, const sockaddr* a, socklen_t len, Deadline deadline) {
     int ms = ms_left(deadline);
     int r = poll(&p, 1, ms);
     if (r < 0 && errno == EINTR) continue;
-    if (r == 0) return ETIMEDOUT;
+    if (r == 0) return kNoAnswer;
     int err = 0;
     socklen_t el = sizeof err;
     getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
     return err;
   }
+}
+
+std::string seconds_text(Clock::duration d) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f s", std::chrono::duration<double>(d).count());
+  return b;
+}
+
+// "after 5 attempt(s) in 2.51 s; gave up at the attempt limit of 5 (...)
+// within a link-setup budget of 2.50 s (...)": what a failed link tried and
+// which limits were in force, with where they came from.
+std::string give_up_text(int attempts, Clock::time_point t0, const LinkParams& p, bool at_limit) {
+  std::string s = "after " + std::to_string(attempts) + " attempt(s) in " +
+                  seconds_text(Clock::now() - t0) + "; gave up at ";
+  std::string limit = p.retry_count < 0
+                          ? "no attempt limit (" + p.retry_source + ")"
+                          : "the attempt limit of " + std::to_string(p.max_attempts()) + " (" +
+                                p.retry_source + ")";
+  std::string budget =
+      "the link-setup budget of " + seconds_text(p.connect_timeout) + " (" + p.budget_source + ")";
+  if (at_limit) return s + limit + " within " + budget;
+  return s + "the end of " + budget + ", " + limit;
 }
 
 }  // namespace
@@ -151,6 +179,13 @@ int local_port_of(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
 }
 
+std::string bound_device_of(int fd) {
+  char name[IFNAMSIZ + 1] = {};
+  socklen_t len = sizeof name - 1;
+  if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, &len) != 0) return "";
+  return std::string(name, strnlen(name, len));
+}
+
 void set_nonblocking(int fd, bool on) {
   int fl = fcntl(fd, F_GETFL);
   fcntl(fd, F_SETFL, on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK));
@@ -165,12 +200,13 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
                       ErrorContext ctx) {
   const auto t0 = Clock::now();
   if (ctx.plane.empty()) ctx.plane = params.plane;
+  ctx.budget = params.connect_timeout;
   const Deadline deadline = t0 + params.connect_timeout;
   const std::string target =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
-  hints.ai_family = AF_UNSPEC;
+  hints.ai_family = params.family;
   int gai = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
   if (gai != 0 || !res)
     throw LinkError(LinkError::Kind::kNoRoute,
@@ -186,7 +222,9 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
 
   int last_err = 0;
   std::string last_addr = target;
-  for (int attempt = 0;; ++attempt) {
+  for (int attempt = 1;; ++attempt) {
+    ctx.attempts = attempt;
+    bool no_answer = false;
     for (auto& [ss, len] : addrs) {
       const sockaddr* sa = reinterpret_cast<const sockaddr*>(&ss);
       last_addr = address_text(sa, len);
@@ -195,38 +233,51 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
         throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno),
                         with(ctx, last_addr, t0));
       apply_bind(fd.get(), params, sa->sa_family, ctx, t0);
-      last_err = try_connect(fd.get(), sa, len, deadline);
+      // Bounded by the time left; an attempt made at the very end of the
+      // budget still hears a refusal (link_params.h).
+      const Deadline until = std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
+      last_err = try_connect(fd.get(), sa, len, until);
       if (last_err == 0) {
         set_nonblocking(fd.get(), false);
         set_nodelay(fd.get());
         return fd;
       }
-      if (last_err == ETIMEDOUT)
-        throw TimeoutError("no answer from " + last_addr + " within the connect timeout of " +
-                               std::to_string(params.connect_timeout.count()) +
-                               " ms (packets dropped?)",
-                           with(ctx, last_addr, t0));
+      if (last_err == kNoAnswer) {
+        no_answer = true;
+        break;
+      }
     }
+    if (no_answer)
+      throw TimeoutError("no answer from " + last_addr + " (packets dropped?); " +
+                             give_up_text(attempt, t0, params, false),
+                         with(ctx, last_addr, t0));
+    // A refusal, no route, or the kernel giving up on its SYNs (ETIMEDOUT
+    // before our budget): the peer may not be there yet, so try again.
     LinkError::Kind kind = classify_connect(last_err);
-    bool retryable = kind == LinkError::Kind::kRefused || kind == LinkError::Kind::kNoRoute;
-    auto sleep = params.retry_sleep * (attempt + 1);
-    if (!retryable || attempt >= params.retry_count || Clock::now() + sleep >= deadline) {
+    bool retryable = kind == LinkError::Kind::kRefused || kind == LinkError::Kind::kNoRoute ||
+                     kind == LinkError::Kind::kTimeout;
+    const bool at_limit = params.retry_count >= 0 && attempt >= params.max_attempts();
+    const auto left = deadline - Clock::now();
+    if (!retryable || at_limit || left <= Clock::duration::zero()) {
       std::string why = kind == LinkError::Kind::kRefused   ? "nobody listens on " + last_addr
                         : kind == LinkError::Kind::kNoRoute ? "no route to " + last_addr
+                        : kind == LinkError::Kind::kTimeout ? "no answer from " + last_addr
                                                             : "cannot connect to " + last_addr;
       throw_kind(kind,
-                 why + ": " + errno_text(last_err) + ", after " + std::to_string(attempt + 1) +
-                     " attempt(s)",
+                 why + ": " + errno_text(last_err) + ", " +
+                     (retryable ? give_up_text(attempt, t0, params, at_limit)
+                                : "after " + std::to_string(attempt) + " attempt(s)"),
                  with(ctx, last_addr, t0));
     }
-    std::this_thread::sleep_for(sleep);
+    std::this_thread::sleep_for(std::min<Clock::duration>(params.retry_sleep * attempt, left));
   }
 }
 
 Fd listen_on(const std::string& address, int port, const LinkParams& params, ErrorContext ctx) {
   const auto t0 = Clock::now();
   if (ctx.plane.empty()) ctx.plane = params.plane;
-  bool v6 = address.find(':') != std::string::npos;
+  bool v6 =
+      address.find(':') != std::string::npos || (address.empty() && params.family == AF_INET6);
   Fd fd(socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd)
     throw LinkError(LinkError::Kind::kOther, "socket(): " + errno_text(errno), with(ctx, "", t0));
@@ -241,7 +292,9 @@ Fd listen_on(const std::string& address, int port, const LinkParams& params, Err
     auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
     a->sin6_family = AF_INET6;
     a->sin6_port = htons(static_cast<uint16_t>(port));
-    if (inet_pton(AF_INET6, address.c_str(), &a->sin6_addr) != 1)
+    if (address.empty())
+      a->sin6_addr = in6addr_any;
+    else if (inet_pton(AF_INET6, address.c_str(), &a->sin6_addr) != 1)
       throw LinkError(LinkError::Kind::kOther, "'" + address + "' is not an IPv6 address",
                       with(ctx, "", t0));
     len = sizeof *a;

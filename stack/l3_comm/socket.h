@@ -53,17 +53,25 @@ std::string local_address_of(int fd);  // getsockname as text
 std::string peer_address_of(int fd);   // getpeername as text
 std::string local_ip_of(int fd);       // getsockname, IP only
 int local_port_of(int fd);
+std::string bound_device_of(int fd);  // SO_BINDTODEVICE's NIC, "" when not bound to one
 
-// Connects to host:port under params (bind address/interface, retries with
-// linear backoff on refused/no-route, total budget connect_timeout). The
-// returned socket is blocking with TCP_NODELAY set. Throws LinkError
-// (kRefused, kNoRoute, kOther), TimeoutError.
+// Connects to host:port under params (bind address/interface, family):
+// attempts with linear backoff after a refusal, no route, or the kernel's own
+// SYN timeout, until the attempt limit (retry_count + 1) or the budget
+// (connect_timeout), whichever comes first (link_params.h). The returned
+// socket is blocking with TCP_NODELAY set. Throws LinkError (kRefused,
+// kNoRoute, kOther) or TimeoutError (no answer within the budget); the
+// message names the attempts made, the time spent, the limit that ended it
+// and both limits' sources; context().attempts and .budget carry them too.
+// Returns or throws no later than connect_timeout + kLastAttemptWindow
+// (plus scheduling delay).
 Fd connect_with_retry(const std::string& host, int port, const LinkParams& params,
                       ErrorContext ctx);
 
-// A listening socket on address:port ("" = any IPv4 address, port 0 = the
-// kernel picks); SO_BINDTODEVICE when params.bind_interface is set. Throws
-// LinkError kPortInUse when the port is taken, kOther otherwise.
+// A listening socket on address:port ("" = any IPv4 address, or any IPv6
+// address when params.family is AF_INET6; port 0 = the kernel picks); SO_BINDTODEVICE when
+// params.bind_interface is set. Throws LinkError kPortInUse when the port is taken, kOther
+// otherwise.
 Fd listen_on(const std::string& address, int port, const LinkParams& params, ErrorContext ctx);
 
 // Waits for one connection until the deadline; throws TimeoutError.

@@ -50,6 +50,11 @@ class Pair {
   virtual ~Pair() = default;
   virtual int peer() const = 0;
   virtual std::string address() const = 0;  // for errors: "10.0.0.2:41000", "shm pid 1234"
+  // Where this end is bound, for reports: the local socket address
+  // ("10.0.0.1:41000") and its SO_BINDTODEVICE NIC. "" when the transport
+  // has no socket (shm) or the socket is not bound to a NIC.
+  virtual std::string local_address() const { return ""; }
+  virtual std::string bound_device() const { return ""; }
   virtual std::size_t try_send(const std::byte* data, std::size_t n) = 0;
   // Hands up to n available bytes to sink (possibly as several pieces).
   virtual std::size_t try_recv(std::size_t n, const RecvSink& sink) = 0;

@@ -75,3 +75,53 @@ TEST_CASE("bench: a rank that cannot reach the rendezvous fails within the timeo
   CHECK_THAT(r.err, Catch::Contains("connection refused"));
   CHECK_THAT(r.err, Catch::Contains("127.0.0.1:1"));
 }
+
+TEST_CASE("bench: link setup follows the translated variables and reports the binding") {
+  hn::test::TempDir dir;
+  std::string json = dir.path() + "/links.json";
+  auto r = cli({"bench", "--local-ranks", "2", "--transport", "tcp", "-b", "8", "-e", "64",
+                "--iters", "2", "--json", json},
+               {"HCCL_SOCKET_IFNAME==lo", "HCCL_CONNECT_TIMEOUT=5", "NCCL_SOCKET_RETRY_CNT=3",
+                "NCCL_SOCKET_RETRY_SLEEP_MSEC=500"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("# link setup: budget 3.00 s (NCCL_SOCKET_RETRY_CNT=3 x "
+                                    "NCCL_SOCKET_RETRY_SLEEP_MSEC=500 linear back-off), "
+                                    "attempts <= 4 (NCCL_SOCKET_RETRY_CNT=3)"));
+  CHECK_THAT(r.out, Catch::Contains("# binding: lo 127.0.0.1 from HCCL_SOCKET_IFNAME==lo"));
+  CHECK_THAT(r.out, Catch::Contains("# rank 1 -> rank 0: local 127.0.0.1:"));
+  auto j = nlohmann::json::parse(hn::test::read_file(json));
+  CHECK(j["link_setup"]["budget_ms"] == 3000);
+  CHECK(j["link_setup"]["max_attempts"] == 4);
+  CHECK(j["link_setup"]["retry_sleep_ms"] == 500);
+  CHECK(j["link_setup"]["bind_interface"] == "lo");
+  REQUIRE(j["links"].size() == 2);
+  for (const auto& l : j["links"]) {
+    CHECK(l["nic"] == "lo");
+    CHECK(l["device"] == "lo");
+    CHECK(l["local"].get<std::string>().rfind("127.0.0.1:", 0) == 0);
+  }
+  // An explicit --timeout wins over the environment's budget.
+  r = cli({"bench", "--local-ranks", "2", "--transport", "tcp", "-b", "8", "-e", "8", "--iters",
+           "1", "--timeout", "30"},
+          {"HCCL_CONNECT_TIMEOUT=5"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out,
+             Catch::Contains("# link setup: budget 30.00 s (--timeout), attempts unlimited"));
+}
+
+TEST_CASE("bench: a malformed link variable exits 2, a NIC that is not here exits 1") {
+  auto r = cli({"bench", "--local-ranks", "2", "-e", "64"}, {"HCCL_CONNECT_TIMEOUT=soon"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("HCCL_CONNECT_TIMEOUT"));
+  r = cli({"bench", "--local-ranks", "2", "-e", "64", "--transport", "tcp"},
+          {"NCCL_SOCKET_IFNAME==nosuch0"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("no interface"));
+  CHECK_THAT(r.err, Catch::Contains("NCCL_SOCKET_IFNAME==nosuch0"));
+  r = cli({"bench", "--local-ranks", "2", "-e", "64", "--transport", "tcp"},
+          {"HCCL_IF_IP=192.0.2.77"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("HCCL_IF_IP=192.0.2.77: no interface holds 192.0.2.77"));
+}

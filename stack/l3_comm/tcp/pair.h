@@ -17,6 +17,8 @@ class TcpPair : public Pair {
   TcpPair(int local_rank, int peer, Fd fd, std::string plane);
   int peer() const override { return peer_; }
   std::string address() const override { return address_; }
+  std::string local_address() const override { return local_address_of(fd_.get()); }
+  std::string bound_device() const override { return bound_device_of(fd_.get()); }
   std::size_t try_send(const std::byte* data, std::size_t n) override;
   std::size_t try_recv(std::size_t n, const RecvSink& sink) override;
   std::size_t try_recv_into(std::byte* dst, std::size_t n) override;

@@ -61,3 +61,80 @@ TEST_CASE("listening on a taken port is classified as port in use") {
     CHECK(e.kind() == LinkError::Kind::kPortInUse);
   }
 }
+
+namespace {
+
+struct Failure {
+  LinkError::Kind kind;
+  int attempts;
+  long long elapsed_ms;
+  std::string message;
+};
+
+Failure refused_with(const LinkParams& p) {
+  const int port = free_port();
+  auto t0 = Clock::now();
+  try {
+    connect_with_retry("127.0.0.1", port, p, {});
+  } catch (const LinkError& e) {
+    return {e.kind(), e.context().attempts,
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(),
+            e.what()};
+  }
+  FAIL("connected to a closed port");
+  return {};
+}
+
+}  // namespace
+
+// The two limits of link_params.h: N+1 attempts with linear sleeps, and the
+// budget; whichever is reached first ends the link. Bounds are "not before
+// the limit, and did not hang".
+TEST_CASE("link setup: the attempt limit ends the link when it comes first") {
+  LinkParams p;
+  p.connect_timeout = 10000ms;
+  p.retry_count = 3;  // sleeps 50 + 100 + 150 ms
+  p.retry_sleep = 50ms;
+  p.retry_source = "NCCL_SOCKET_RETRY_CNT=3";
+  p.budget_source = "HCCL_CONNECT_TIMEOUT=1 + 20 s";
+  auto f = refused_with(p);
+  INFO(f.message);
+  CHECK(f.kind == LinkError::Kind::kRefused);
+  CHECK(f.attempts == 4);
+  CHECK(f.elapsed_ms >= 300);
+  CHECK(f.elapsed_ms < 5000);
+  CHECK_THAT(f.message, Catch::Contains("after 4 attempt(s)"));
+  CHECK_THAT(f.message, Catch::Contains("the attempt limit of 4 (NCCL_SOCKET_RETRY_CNT=3)"));
+  CHECK_THAT(f.message, Catch::Contains("budget of 10.00 s (HCCL_CONNECT_TIMEOUT=1 + 20 s)"));
+}
+
+TEST_CASE("link setup: the budget ends the link when it comes first") {
+  LinkParams p;
+  p.connect_timeout = 1000ms;  // attempts at 0, 200, 600 ms; the 600 ms sleep is cut to 400
+  p.retry_count = LinkParams::kNoRetryLimit;
+  p.retry_sleep = 200ms;
+  p.budget_source = "--timeout";
+  auto f = refused_with(p);
+  INFO(f.message);
+  CHECK(f.kind == LinkError::Kind::kRefused);
+  CHECK(f.attempts == 4);
+  CHECK(f.elapsed_ms >= 1000);
+  CHECK(f.elapsed_ms < 5000);
+  CHECK_THAT(f.message, Catch::Contains("gave up at the end of the link-setup budget of 1.00 s"));
+  CHECK_THAT(f.message, Catch::Contains("no attempt limit"));
+}
+
+TEST_CASE("link setup: an NCCL schedule makes all N+1 attempts within its own budget") {
+  // NCCL_SOCKET_RETRY_CNT=4, NCCL_SOCKET_RETRY_SLEEP_MSEC=50: the budget is
+  // the total sleep, 10 * 50 ms; the fifth attempt lands at its very end.
+  LinkParams p;
+  p.retry_count = 4;
+  p.retry_sleep = 50ms;
+  p.connect_timeout = 500ms;
+  auto f = refused_with(p);
+  INFO(f.message);
+  CHECK(f.attempts == 5);
+  CHECK(f.elapsed_ms >= 500);
+  CHECK(f.elapsed_ms < 5000);
+  CHECK_THAT(f.message, Catch::Contains("after 5 attempt(s)"));
+}
