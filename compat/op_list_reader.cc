@@ -1,9 +1,11 @@
 #include "compat/op_list_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
 #include "compat/input_error.h"
+#include "compat/op_matrix.h"
 #include "compat/yaml_input.h"
 
 namespace hn::compat {
@@ -33,6 +35,18 @@ OpInventory make_inventory(const std::string& file) {
   inv.kind = InventoryKind::kOpList;
   inv.file = file;
   return inv;
+}
+
+// A dtype in a hand-made list must be one a matrix can name; a typo ("f99")
+// would otherwise surface as "unsupported dtype" instead of as the input error
+// it is.
+void check_dtype(const std::string& dtype, const std::string& file, int line, int col,
+                 const std::string& field) {
+  const auto& known = known_dtype_names();
+  if (std::find(known.begin(), known.end(), dtype) != known.end()) return;
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  throw InputError(file, line, col, field, "unknown dtype '" + dtype + "' (expected one of: " + list + ")");
 }
 
 void check_name(const std::string& name, const std::string& file, int line, int col,
@@ -73,6 +87,10 @@ OpInventory read_op_list_yaml(const std::string& text, const std::string& file) 
         o.domain = *d;
       }
       o.dtype = m.opt_string("dtype").value_or("");
+      if (!o.dtype.empty()) {
+        auto [dl, dc] = yaml_position(m.get("dtype"));
+        check_dtype(o.dtype, file, dl, dc, m.field("dtype"));
+      }
       o.count = m.opt_int("count", 1, 1LL << 40).value_or(1);
       if (auto r = m.opt_int("rank", 0, 64)) o.rank = static_cast<int>(*r);
       o.opset = static_cast<int>(m.opt_int("opset", 1, 1000).value_or(0));
@@ -111,7 +129,10 @@ OpInventory read_op_list_text(const std::string& text, const std::string& file) 
         throw InputError(file, line, 0, "", "control character in an op list (binary file?)");
     OpOccurrence o;
     classify_op_name(w[0], o);
-    if (w.size() >= 2) o.dtype = w[1];
+    if (w.size() >= 2) {
+      o.dtype = w[1];
+      check_dtype(o.dtype, file, line, 0, "dtype");
+    }
     if (w.size() == 3) {
       std::size_t used = 0;
       long long c = 0;

@@ -135,6 +135,12 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const 
       {"source", std::string(compat::to_string(r.kind)) + ": " + r.detail},
   };
   if (!r.notes.empty()) params["notes"] = join(r.notes, "; ");
+  if (r.total_occurrences == 0) {
+    // A trace recorded without CPU ops, or an empty list, must not read as
+    // "everything supported".
+    out.push_back(reports::make_finding("OP-MODEL-EMPTY", reports::Status::kWarn, r.file, params));
+    return out;
+  }
   reports::Status s = unsupported > 0                       ? reports::Status::kFail
                       : count(OpClass::kUnknownMapping) > 0 ? reports::Status::kWarn
                                                             : reports::Status::kPass;

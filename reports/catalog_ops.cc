@@ -31,6 +31,11 @@ constexpr CatalogEntry kEntries[] = {
      "is unknown; {where}",
      "Add {op} to the mapping table (profiles/ops/mapping.yaml) or list it by its matrix name "
      "in an op list, then re-run."},
+    {"OP-MODEL-EMPTY", Layer::kL4, "the input holds operators",
+     "{file} holds {total} op occurrences",
+     "{file} holds no operators ({source}), so it proves nothing about {backend}",
+     "For a torch.profiler trace, record CPU activity with record_shapes=True so that cpu_op "
+     "aten:: events are written; for a model or op list, check that it is the right file."},
     {"OP-MODEL-SUMMARY", Layer::kL4, "every operator of the model supported",
      "all {total} op occurrences ({pairs} op/dtype pairs) are supported on {backend}"
      "{time}",
