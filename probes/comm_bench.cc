@@ -192,7 +192,7 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
   double s = static_cast<double>(min_bytes);
   while (s <= static_cast<double>(max_bytes) + 0.5) {
     out.push_back(static_cast<std::size_t>(s));
-    if (factor <= 1 || out.size() > 4096) break;
+    if (factor <= 1 || out.size() > kMaxSweepSizes) break;
     double next = std::max(s * factor, s + 1);
     s = next;
   }

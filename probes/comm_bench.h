@@ -52,6 +52,9 @@ struct BenchRow {
 
 // The sizes of the sweep: min, min*f, ... up to max (max itself included
 // when f > 1 does not land on it exactly? no: like nccl-tests, stop at <= max).
+// The sizes min, min*factor, ... up to max; at most kMaxSweepSizes + 1 of
+// them (a longer sweep is cut; callers that take user input check first).
+inline constexpr std::size_t kMaxSweepSizes = 4096;
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor);
 
 double bus_factor(BenchOp op, int ranks);

@@ -1,5 +1,7 @@
 // `hnprecheck bench`: an nccl-tests style sweep of one collective on the
 // bundled stack, with every size checked against closed-form values.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -51,6 +53,23 @@ struct Parsed {
   std::size_t ring_bytes = 0;
 };
 
+// Each rank holds input, output and check buffers of up to -e bytes (all-to-all
+// and all-gather hold that much per rank too); refuse a sweep this host cannot
+// hold instead of dying in the allocator or the OOM killer.
+void check_memory(std::size_t max_bytes, int ranks_here) {
+  constexpr double kBuffersPerRank = 4;
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: let the allocator decide
+  double available = static_cast<double>(pages) * static_cast<double>(page);
+  double needed = kBuffersPerRank * static_cast<double>(max_bytes) * ranks_here;
+  if (needed > available)
+    bad("--maxbytes", compat::format_size(max_bytes) + " needs about " +
+                          compat::format_size(static_cast<std::uint64_t>(needed)) + " of memory for " +
+                          std::to_string(ranks_here) + " rank(s) on this host, and " +
+                          compat::format_size(static_cast<std::uint64_t>(available)) +
+                          " is available");
+}
+
 Parsed parse_options(const po::variables_map& vm) {
   Parsed p;
   auto& c = p.cfg;
@@ -64,6 +83,11 @@ Parsed parse_options(const po::variables_map& vm) {
   if (!(c.factor >= 1) || !std::isfinite(c.factor)) bad("--stepfactor", "must be a number >= 1");
   if (c.factor == 1 && c.min_bytes != c.max_bytes)
     bad("--stepfactor", "1 only makes sense with -b equal to -e");
+  // The sweep is cut at kMaxSweepSizes; say so instead of silently stopping.
+  std::size_t steps = probes::sweep_sizes(c.min_bytes, c.max_bytes, c.factor).size();
+  if (steps > probes::kMaxSweepSizes)
+    bad("--stepfactor", "gives more than " + std::to_string(probes::kMaxSweepSizes) +
+                            " sizes between -b and -e; use a larger factor");
   c.options.dtype =
       parse("--dtype", [&] { return stack::op::dtype_from_string(vm["dtype"].as<std::string>()); });
   c.options.op = parse(
@@ -83,6 +107,7 @@ Parsed parse_options(const po::variables_map& vm) {
   if (vm.count("local-ranks") && !vm["local-ranks"].defaulted() &&
       (p.local_ranks < 1 || p.local_ranks > 1024))
     bad("--local-ranks", "must be in [1, 1024]");
+  check_memory(c.max_bytes, std::max(1, p.local_ranks));
   if (vm.count("rendezvous")) p.boot.rendezvous = vm["rendezvous"].as<std::string>();
   if (vm.count("token-file")) p.boot.token_file = vm["token-file"].as<std::string>();
   if (vm.count("world-size")) p.boot.world_size = vm["world-size"].as<int>();

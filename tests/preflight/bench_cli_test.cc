@@ -60,6 +60,12 @@ TEST_CASE("bench: bad options and malformed launcher variables exit 2, naming th
           {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=1"});
   CHECK(r.exit_code == 2);  // no token for a multi-rank job
   CHECK_THAT(r.err, Catch::Contains("HN_TOKEN"));
+  r = cli({"bench", "-e", "1T", "--local-ranks", "2"});  // more than this host holds
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--maxbytes") && Catch::Contains("of memory"));
+  r = cli({"bench", "-b", "8", "-e", "256M", "-f", "1.0001"});  // the sweep would be cut
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--stepfactor"));
 }
 
 TEST_CASE("bench: a single rank runs without a launcher") {
