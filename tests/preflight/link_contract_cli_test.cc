@@ -138,7 +138,7 @@ TEST_CASE("contract: NCCL-target retries - a refused peer fails after 5 attempts
   // 250 + 500 + 750 + 1000 ms of sleep between the five attempts.
   REQUIRE(f.elapsed_ms >= 0);
   CHECK(f.elapsed_ms >= 2500 - 200);
-  CHECK(f.elapsed_ms <= 2500 + 1000);
+  CHECK(f.elapsed_ms <= 2500 + 2000);  // scheduling delay on a loaded 2-core CI box
   CHECK(f.wall_s >= 2.3);
   CHECK(f.wall_s < 20);  // did not hang
   WARN("NCCL target: budget 2.50 s, failed after " << f.elapsed_ms << " ms (process " << f.wall_s
@@ -166,7 +166,7 @@ TEST_CASE(
   CHECK_THAT(f.err, Catch::Contains("no attempt limit"));
   REQUIRE(f.elapsed_ms >= 0);
   CHECK(f.elapsed_ms >= 140000 - 200);
-  CHECK(f.elapsed_ms <= 140000 + 1000);
+  CHECK(f.elapsed_ms <= 140000 + 2000);
   CHECK(f.wall_s >= 139.8);
   CHECK(f.wall_s < 180);  // did not hang
   WARN("HCCL target: budget 140.00 s, failed after " << f.elapsed_ms << " ms (process " << f.wall_s
