@@ -1,10 +1,13 @@
 #include "preflight/cli.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
 #include "compat/input_error.h"
 #include "preflight/command.h"
+#include "preflight/runner.h"
 
 namespace hn::preflight {
 
@@ -74,7 +77,16 @@ int dispatch(const Command& cmd, const std::vector<std::string>& args) {
     return usage_error(prog, e.what(), "Run '" + prog + " --help' for the options.");
   }
   try {
-    return cmd.run(vm);
+    int code = cmd.run(vm);
+    if (threads_abandoned()) {
+      // A probe thread past its deadline may still run: skip static
+      // destructors it could race with, after flushing what we printed.
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
+      std::_Exit(code);
+    }
+    return code;
   } catch (const compat::InputError& e) {
     std::cerr << prog << ": " << e.what() << "\n";
     return 2;

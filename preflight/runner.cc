@@ -74,6 +74,19 @@ struct Pending {
   bool finished = false;
 };
 
+std::atomic<bool> g_threads_abandoned{false};
+
+// SIGKILLed children normally die within a millisecond; reap them so a
+// long-lived caller does not collect zombies. One stuck in an unkillable
+// sleep (a hard-mounted NFS server gone) is left behind after 20 ms rather
+// than blocking the run.
+void reap_briefly(std::vector<pid_t>& pids) {
+  for (int round = 0; round < 20 && !pids.empty(); ++round) {
+    std::erase_if(pids, [](pid_t p) { return waitpid(p, nullptr, WNOHANG) != 0; });
+    if (!pids.empty()) usleep(1000);
+  }
+}
+
 // A probe's clock starts now; its budget is its own deadline, cut to what
 // is left of the run.
 Pending start_pending(const probes::Probe& p, Clock::time_point run_deadline) {
@@ -148,6 +161,8 @@ void finish_child(Pending& pd, int status, std::vector<Finding>& out) {
 }
 
 }  // namespace
+
+bool threads_abandoned() { return g_threads_abandoned.load(); }
 
 std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
                                 const RunOptions& options) {
@@ -226,6 +241,7 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
     pending.push_back(std::move(pd));
   }
 
+  std::vector<pid_t> killed;
   size_t open = pending.size();
   while (open > 0) {
     // Harvest finished threads and expired deadlines.
@@ -259,11 +275,10 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
         if (pd.pid > 0) {
           kill(pd.pid, SIGKILL);
           if (!pd.eof) close(pd.fd);
-          // Reap if it is already gone; a child stuck in an unkillable sleep
-          // is left behind rather than blocking us.
-          waitpid(pd.pid, nullptr, WNOHANG);
+          killed.push_back(pd.pid);
           out.push_back(timeout_finding(*pd.probe, pd.budget, "killed", elapsed));
         } else {
+          g_threads_abandoned.store(true);
           out.push_back(timeout_finding(*pd.probe, pd.budget, "abandoned", elapsed));
         }
         pd.finished = true;
@@ -318,6 +333,7 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
     }
   }
   close(wake[0]);
+  reap_briefly(killed);
   // wake[1] stays open: an abandoned thread may still write to it. The fd is
   // released at exit; leaking one descriptor per run is the price of never
   // blocking on a stuck probe.

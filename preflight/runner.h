@@ -25,4 +25,9 @@ struct RunOptions {
 std::vector<reports::Finding> run_probes(const std::vector<probes::Probe>& probes,
                                          const RunOptions& options);
 
+// True once any run abandoned an in-process probe's thread. Such a thread may
+// still be running, so the process must end with _exit() rather than running
+// static destructors under it (cli.cc does this).
+bool threads_abandoned();
+
 }  // namespace hn::preflight

@@ -1,5 +1,6 @@
 #include "preflight/runner.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -149,4 +150,23 @@ TEST_CASE("a child probe with run_until learns when it will be killed") {
   CHECK(left <= 1500);
   auto short_run = preflight::run_probes({p}, {700ms});  // the run ends first
   CHECK(std::stoi(short_run.at(0).entity) <= 700);
+}
+
+TEST_CASE("killed children are reaped and abandoned threads are remembered") {
+  auto out = preflight::run_probes({make("hang", Isolation::kChild, 200ms, [] {
+                                      pause();
+                                      return one_pass("never");
+                                    })},
+                                   {});
+  REQUIRE(out.size() == 1);
+  // No zombie is left: every child of this process has been waited for.
+  CHECK(waitpid(-1, nullptr, WNOHANG) == -1);
+  CHECK(errno == ECHILD);
+  preflight::run_probes({make("slow", Isolation::kInProcess, 100ms,
+                              [] {
+                                std::this_thread::sleep_for(500ms);
+                                return one_pass("late");
+                              })},
+                        {});
+  CHECK(preflight::threads_abandoned());
 }
