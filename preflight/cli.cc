@@ -13,13 +13,6 @@ namespace hn::preflight {
 
 namespace {
 
-constexpr const char* kExitCodes =
-    "Exit codes:\n"
-    "  0  all checks passed (warnings allowed unless --strict)\n"
-    "  1  at least one check failed (or warned, with --strict)\n"
-    "  2  bad usage or invalid input (unknown command or option, malformed profile)\n"
-    "  3  the tool could not run a check (internal error)\n";
-
 void print_main_help(std::ostream& os) {
   os << "hnprecheck " << tool_version()
      << ": pre-flight checks and certification for AI training clusters\n\n"
@@ -32,7 +25,8 @@ void print_main_help(std::ostream& os) {
     name.resize(width, ' ');
     os << "  " << name << c.summary << "\n";
   }
-  os << "\n" << kExitCodes;
+  os << "\n"
+     << kGenericExitCodes << "(diff, snapshot, consistency and bench differ: see their --help)\n";
 }
 
 const Command* find_command(const std::string& name) {
@@ -64,7 +58,7 @@ int dispatch(const Command& cmd, const std::vector<std::string>& args) {
     if (vm.count("help")) {
       std::cout << "Usage: " << cmd.usage << "\n\n" << cmd.summary << "\n";
       if (!cmd.details.empty()) std::cout << "\n" << cmd.details << "\n";
-      std::cout << "\n" << desc << "\n" << kExitCodes;
+      std::cout << "\n" << desc << "\n" << cmd.exit_codes;
       return 0;
     }
     po::notify(vm);

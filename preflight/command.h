@@ -15,11 +15,23 @@ namespace hn::preflight {
 
 namespace po = boost::program_options;
 
+// The exit codes of commands that report findings (node, ops, translate):
+// what `hnprecheck --help` prints, and a command's default.
+inline constexpr const char* kGenericExitCodes =
+    "Exit codes:\n"
+    "  0  all checks passed (warnings allowed unless --strict)\n"
+    "  1  at least one check failed (or warned, with --strict)\n"
+    "  2  bad usage or invalid input (unknown command or option, malformed profile)\n"
+    "  3  the tool could not run a check (internal error)\n";
+
 struct Command {
   std::string name;
   std::string summary;  // one line for `hnprecheck --help`
   std::string usage;    // "hnprecheck node [options]"
   std::string details;  // paragraph(s) for `hnprecheck <command> --help`
+  // The "Exit codes:" block of `hnprecheck <command> --help`; a command whose
+  // codes differ (no --strict, other meanings of 1) sets its own.
+  std::string exit_codes = kGenericExitCodes;
   std::function<void(po::options_description&, po::positional_options_description&)> add_options;
   std::function<int(const po::variables_map&)> run;
 };

@@ -50,12 +50,23 @@ struct Judge {
     return v;
   }
 
+  std::string plane_of(const std::string& nic) const {
+    return nic == "lo" ? "loopback" : r.view.planes_of(nic);
+  }
+
   std::string planes_of(const std::vector<std::string>& nics) const {
-    std::vector<std::string> v;
-    for (const auto& n : nics) v.push_back(n == "lo" ? "loopback" : r.view.planes_of(n));
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
-    return s.empty() ? "nothing" : s;
+    for (const auto& n : nics) s += (s.empty() ? "" : "; ") + plane_of(n);
+    return s.empty() ? "none" : s;
+  }
+
+  // "eth0 (plane mgmt), lo (loopback)"; without a NIC, why: "no NIC ('eth9'
+  // matches no interface with an address)".
+  std::string described(const std::vector<std::string>& used, const std::string& error) const {
+    if (!error.empty()) return "no NIC (" + error + ")";
+    std::string s;
+    for (const auto& n : used) s += (s.empty() ? "" : ", ") + n + " (" + plane_of(n) + ")";
+    return s.empty() ? "no NIC" : s;
   }
 
   void skip(const std::string& var, const std::string& reason) {
@@ -79,6 +90,7 @@ struct Judge {
                               {"library", library},
                               {"selected", selected},
                               {"selected_planes", planes_of(used)},
+                              {"selected_described", described(used, sel.error)},
                               {"expected", join_list(expected)},
                               {"suggestion", suggestion},
                               {"origin", origin(origin_key.empty() ? var : origin_key)},

@@ -56,26 +56,73 @@ std::string nic_addresses(const std::vector<netplane::InterfaceAddress>& all,
   return join_list(v);
 }
 
+// The command that gives plane NIC l the VLAN the plane expects. A virtual
+// link with a parent (a vlan with the wrong id or parent, a macvlan) is
+// replaced under its own name. A physical NIC cannot become a VLAN link, so a
+// VLAN link is added on the parent (the profile's, else that NIC), and the
+// plane's nic must then name the new link.
+std::string vlan_command(const netplane::Plane& p, const stack::physical::Link& l) {
+  const std::string id = std::to_string(*p.vlan);
+  std::string parent = !p.vlan_parent.empty() ? p.vlan_parent : l.parent;
+  if ((l.kind.empty() && l.parent.empty()) || parent.empty()) {
+    if (parent.empty()) parent = l.name;
+    std::string name = parent + "." + id;
+    if (name.size() > 15) name = "vlan" + id;  // IFNAMSIZ - 1
+    return "ip link add link " + parent + " name " + name + " type vlan id " + id;
+  }
+  return "ip link del " + l.name + " && ip link add link " + parent + " name " + l.name +
+         " type vlan id " + id;
+}
+
 void check_vlan(const PlaneView& pv, const std::vector<stack::physical::Link>& links,
                 std::vector<Finding>& out) {
   const netplane::Plane& p = *pv.plane;
   if (!p.vlan) return;
   for (const auto& l : links) {
     if (!pv.has_nic(l.name)) continue;
-    std::string expected_parent = !p.vlan_parent.empty() ? p.vlan_parent
-                                  : !l.parent.empty()    ? l.parent
-                                                         : "<parent NIC>";
+    // The parent the plane expects: the profile's, else the one this VLAN
+    // link already has; a NIC that is no VLAN link has none to name.
+    std::string expected_parent = !p.vlan_parent.empty()                  ? p.vlan_parent
+                                  : l.kind == "vlan" && !l.parent.empty() ? l.parent
+                                                                          : "its parent NIC";
     bool ok = l.kind == "vlan" && l.vlan_id == *p.vlan &&
               (p.vlan_parent.empty() || l.parent == p.vlan_parent);
-    out.push_back(make_finding("NET-VLAN", ok ? Status::kPass : Status::kFail, l.name,
-                               {{"nic", l.name},
-                                {"plane", p.name},
-                                {"kind", l.kind.empty() ? "none" : l.kind},
-                                {"vlan_id", l.vlan_id ? std::to_string(*l.vlan_id) : "none"},
-                                {"parent", or_none(l.parent)},
-                                {"expected_id", std::to_string(*p.vlan)},
-                                {"expected_parent", expected_parent}}));
+    reports::Params params{{"nic", l.name},
+                           {"plane", p.name},
+                           {"kind", l.kind.empty() ? "none" : l.kind},
+                           {"vlan_id", l.vlan_id ? std::to_string(*l.vlan_id) : "none"},
+                           {"parent", or_none(l.parent)},
+                           {"expected_id", std::to_string(*p.vlan)},
+                           {"expected_parent", expected_parent}};
+    if (!ok) params["command"] = vlan_command(p, l);
+    out.push_back(make_finding("NET-VLAN", ok ? Status::kPass : Status::kFail, l.name, params));
   }
+}
+
+// Every global address of the node, for a plane none of whose NICs is here.
+std::vector<std::string> all_nics(const std::vector<netplane::InterfaceAddress>& addrs) {
+  std::vector<std::string> v;
+  for (const auto& a : addrs)
+    if (std::find(v.begin(), v.end(), a.nic) == v.end()) v.push_back(a.nic);
+  return v;
+}
+
+std::string expected_address(const PlaneView& pv) {
+  return pv.address_declared ? pv.address : "an address in " + subnet_list(*pv.plane);
+}
+
+// A plane declared only by subnet that no NIC here serves: there is no NIC
+// name for L7 to look for, so this is the one finding that reports it.
+void check_unserved(const PlaneView& pv, const std::vector<netplane::InterfaceAddress>& addrs,
+                    std::vector<Finding>& out) {
+  const std::string& name = pv.plane->name;
+  out.push_back(make_finding("NET-PLANE-ADDRESS", Status::kFail, "plane " + name,
+                             {{"plane", name},
+                              {"expected", expected_address(pv)},
+                              {"searched", "any NIC of this node"},
+                              {"target", "the NIC meant for plane " + name},
+                              {"found", nic_addresses(addrs, all_nics(addrs))},
+                              {"unresolved", pv.unresolved_reason}}));
 }
 
 void check_address(const PlaneView& pv, const std::vector<netplane::InterfaceAddress>& addrs,
@@ -101,11 +148,12 @@ void check_address(const PlaneView& pv, const std::vector<netplane::InterfaceAdd
                                 {"subnet", subnet_of(p, a.address, a.prefix_len)}}));
     return;
   }
-  std::string expected = pv.address_declared ? pv.address : "an address in " + subnet_list(p);
   out.push_back(make_finding("NET-PLANE-ADDRESS", Status::kFail, first_nic,
                              {{"nic", first_nic},
                               {"plane", p.name},
-                              {"expected", expected},
+                              {"expected", expected_address(pv)},
+                              {"searched", pv.nic_list()},
+                              {"target", pv.nic_list()},
                               {"found", nic_addresses(addrs, pv.nics)}}));
 }
 
@@ -176,10 +224,28 @@ void check_misbinding(const NetplaneView& view, const PlaneView& pv,
                                 {"prefix_len", std::to_string(pv.address_prefix_len)},
                                 {"plane", p.name},
                                 {"plane_nic", pv.nic_list()}}));
-  if (!subnet_failed && !p.subnets.empty())
-    out.push_back(make_finding(
-        "NET-PLANE-SUBNET", Status::kPass, entity,
-        {{"subnet", subnet_list(p)}, {"plane", p.name}, {"plane_nic", pv.nic_list()}}));
+  // PASS names the subnets the plane NICs really carry; a subnet that is on
+  // no NIC at all is a missing address (NET-PLANE-ADDRESS), not a pass.
+  std::vector<std::string> carried;
+  for (const auto& s : p.subnets)
+    if (std::any_of(addrs.begin(), addrs.end(), [&](const auto& a) {
+          auto ip = netplane::try_parse_ip(a.address);
+          return pv.has_nic(a.nic) && ip && s.contains(*ip);
+        }))
+      carried.push_back(s.str());
+  if (!subnet_failed && !p.subnets.empty()) {
+    if (carried.empty())
+      out.push_back(make_finding(
+          "NET-PLANE-SUBNET", Status::kSkip, entity,
+          {{"subnet", subnet_list(p)},
+           {"plane", p.name},
+           {"reason", "plane " + p.name + "'s subnet " + subnet_list(p) +
+                          " is configured on no NIC of this node (see NET-PLANE-ADDRESS)"}}));
+    else
+      out.push_back(make_finding(
+          "NET-PLANE-SUBNET", Status::kPass, entity,
+          {{"subnet", join_list(carried)}, {"plane", p.name}, {"plane_nic", pv.nic_list()}}));
+  }
   if (!pv.is(netplane::PlaneType::kParameter)) return;
   for (const auto* mgmt : view.of_type(netplane::PlaneType::kManagement)) {
     if (mgmt->nics.empty() || mgmt_failed.count(mgmt->plane->name)) continue;
@@ -217,7 +283,13 @@ std::vector<Finding> check_plane_binding(const NodeContext& ctx) {
   std::vector<Finding> out;
   NetReadings r = read_net(ctx);
   for (const auto& pv : r.view.planes) {
-    if (pv.nics.empty()) continue;  // L7 HW-NIC-PRESENT reports the missing NIC
+    if (pv.nics.empty()) {
+      // A plane that names its NIC: L7 HW-NIC-PRESENT reports it missing (or
+      // why its name could not be resolved). One declared only by subnet has
+      // nothing for L7 to look for, so it is reported here.
+      if (!pv.named) check_unserved(pv, r.addresses, out);
+      continue;
+    }
     check_vlan(pv, r.links, out);
     check_address(pv, r.addresses, out);
     check_misbinding(r.view, pv, r.addresses, out);

@@ -55,14 +55,31 @@ bool same_ip(const std::string& a, const std::string& b) {
   return x && y && *x == *y;
 }
 
-bool egresses_plane(const PlaneView& pv, const netplane::RouteLookup& l) {
-  return l.ok() && pv.has_nic(l.oif) && (pv.address.empty() || same_ip(l.src, pv.address));
+// The source is the plane's: its address, or for a target of the other
+// family an address in the plane subnets. Without any address (a plane with
+// neither subnet nor declared address, whose NIC has none) anything goes.
+bool plane_source(const PlaneView& pv, const std::string& src) {
+  if (pv.address.empty()) return true;
+  auto s = netplane::try_parse_ip(src), own = netplane::try_parse_ip(pv.address);
+  if (s && own && s->family != own->family) return pv.in_subnets(src);
+  return same_ip(src, pv.address);
 }
 
-// Planes whose NICs carry this lookup's egress NIC, for "shares with".
-std::string owner_of(const NetplaneView& view, const netplane::RouteLookup& l) {
+bool egresses_plane(const PlaneView& pv, const netplane::RouteLookup& l) {
+  return l.ok() && pv.has_nic(l.oif) && plane_source(pv, l.src);
+}
+
+// The plane's own subnet is connected to its NIC: reached on-link (a gateway
+// means the subnet is routed elsewhere) from a plane address.
+bool reaches_subnet(const PlaneView& pv, const netplane::RouteLookup& l) {
+  return egresses_plane(pv, l) && l.gateway.empty() && !pv.address.empty();
+}
+
+// The other planes whose NICs carry this lookup's egress NIC.
+std::string owner_of(const NetplaneView& view, const PlaneView& pv,
+                     const netplane::RouteLookup& l) {
   if (!l.ok() || l.oif.empty()) return "no plane";
-  return view.planes_of(l.oif);
+  return view.planes_of(l.oif, &pv);
 }
 
 void check_policy(const NetplaneView& view, const PlaneRoutes& pr, std::vector<Finding>& out) {
@@ -76,6 +93,10 @@ void check_policy(const NetplaneView& view, const PlaneRoutes& pr, std::vector<F
     if (egresses_plane(pv, t.unbound)) continue;
     if (egresses_plane(pv, t.bound)) {
       if (!steered) steered = &t;
+    } else if (t.bound.ok() && pv.has_nic(t.bound.oif)) {
+      // On the plane's own NIC with another source: no other plane's route
+      // is involved, and NET-ROUTE-PEER reports the source.
+      continue;
     } else if (!failed) {
       failed = &t;
     }
@@ -85,7 +106,7 @@ void check_policy(const NetplaneView& view, const PlaneRoutes& pr, std::vector<F
   reports::Params p = route_params(pv, t.bound);
   p["address"] = pv.address;
   p["target"] = t.dst;
-  p["other_plane"] = owner_of(view, t.bound);
+  p["other_plane"] = owner_of(view, pv, t.bound);
   p["route"] = t.bound.describe();
   out.push_back(
       make_finding("NET-ROUTE-POLICY", failed ? Status::kFail : Status::kPass, pv.nics.front(), p));
@@ -123,7 +144,9 @@ std::vector<PlaneRoutes> lookup_plane_routes(const NodeContext& ctx, const NetRe
   std::vector<PlaneRoutes> planes;
   std::vector<netplane::RouteQuery> queries;
   for (const auto& pv : r.view.planes) {
-    if (pv.nics.empty()) continue;
+    // Without its NIC or its address here the plane has no route to judge:
+    // check_plane_routes skips it, pointing at NET-PLANE-ADDRESS.
+    if (pv.nics.empty() || !pv.address_missing.empty()) continue;
     PlaneRoutes pr;
     pr.plane = &pv;
     auto add = [&](const std::string& dst, const std::string& subnet) {
@@ -187,6 +210,19 @@ std::vector<Finding> check_plane_routes(const NodeContext& ctx) {
   std::vector<Finding> out;
   NetReadings r = read_net(ctx);
   std::vector<PlaneRoutes> planes = lookup_plane_routes(ctx, r);
+  for (const auto& pv : r.view.planes) {
+    if (pv.nics.empty() || pv.address_missing.empty()) continue;
+    // One missing address is NET-PLANE-ADDRESS's FAIL; every route from it
+    // would fail too and say nothing new.
+    const std::string reason = pv.address_missing + " (see NET-PLANE-ADDRESS)";
+    if (!pv.peers.empty())
+      out.push_back(make_finding("NET-ROUTE-PEER", Status::kSkip, "plane " + pv.plane->name,
+                                 {{"plane", pv.plane->name}, {"reason", reason}}));
+    for (const auto& s : pv.plane->subnets)
+      out.push_back(
+          make_finding("NET-ROUTE-SUBNET", Status::kSkip, s.str(),
+                       {{"plane", pv.plane->name}, {"subnet", s.str()}, {"reason", reason}}));
+  }
   for (const auto& pr : planes) {
     const PlaneView& pv = *pr.plane;
     // Passing peers are summarised per winning route (a large cluster has
@@ -199,6 +235,10 @@ std::vector<Finding> check_plane_routes(const NodeContext& ctx) {
       if (!t.subnet.empty()) {
         reports::Params p = route_params(pv, l);
         p["subnet"] = t.subnet;
+        p["hop"] = !l.ok()             ? "no route"
+                   : l.gateway.empty() ? "on-link"
+                                       : "through gateway " + l.gateway;
+        ok = reaches_subnet(pv, l);
         Finding f =
             make_finding("NET-ROUTE-SUBNET", ok ? Status::kPass : Status::kFail, t.subnet, p);
         f.evidence["probe_address"] = t.dst;

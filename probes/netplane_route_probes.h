@@ -8,13 +8,16 @@
 //                     failing peer (entity: the peer; at most 16, then one
 //                     for the rest), one PASS per plane and winning route
 //                     (entity: "plane <name>");
-//   NET-ROUTE-SUBNET  the same for the plane subnet (a probe address in it);
+//   NET-ROUTE-SUBNET  the plane subnet (a probe address in it) is on-link on
+//                     the plane NIC (no gateway), from the plane address;
 //   NET-ROUTE-POLICY  where unbound traffic of the plane would leave through
 //                     another plane's route (routed peers, or a plane with its
 //                     own gateway while the default route is another plane's),
 //                     a source rule must send the plane's traffic back to its
 //                     NIC.
-// A FAIL shows the route that won.
+// A FAIL shows the route that won. A plane whose address is missing here
+// (PlaneView::address_missing: NET-PLANE-ADDRESS FAILs) gets one SKIP per
+// check pointing there instead of a FAIL per route.
 
 #include <vector>
 
@@ -31,7 +34,8 @@ std::vector<reports::Finding> check_plane_routes(const NodeContext& ctx);
 // (peers, a subnet probe address, an off-plane address for the policy check)
 // as a socket bound to the plane address, and as an unbound one where that is
 // compared or needed. Shared with the rp_filter check, which judges the same
-// reply paths.
+// reply paths. Planes without a NIC or without their address here are left
+// out (nothing to look up from).
 struct PlaneRoutes {
   struct Target {
     std::string dst;

@@ -38,11 +38,11 @@ bool PlaneView::in_subnets(const std::string& address) const {
                      [&](const netplane::IpPrefix& s) { return s.contains(*ip); });
 }
 
-std::string NetplaneView::planes_of(const std::string& nic) const {
+std::string NetplaneView::planes_of(const std::string& nic, const PlaneView* except) const {
   std::vector<std::string> names;
   for (const auto& p : planes)
-    if (p.has_nic(nic)) names.push_back(p.plane->name);
-  if (names.empty()) return "no plane";
+    if (p.has_nic(nic) && &p != except) names.push_back(p.plane->name);
+  if (names.empty()) return except && except->has_nic(nic) ? "no other plane" : "no plane";
   return (names.size() == 1 ? "plane " : "planes ") + join_list(names);
 }
 
@@ -61,8 +61,8 @@ NetplaneView build_netplane_view(const Profile& profile, const NodeSpec* node,
   for (const auto& plane : profile.planes) {
     PlaneView pv;
     pv.plane = &plane;
-    bool named = !plane.nic.empty() || (node && node->nics.count(plane.name));
-    if (named) {
+    pv.named = !plane.nic.empty() || (node && node->nics.count(plane.name));
+    if (pv.named) {
       PlaneNics resolved = resolve_plane_nics(plane, node, links, routes);
       pv.unresolved_reason = resolved.unresolved_reason;
       for (const auto* l : resolved.matches) pv.nics.push_back(l->name);
@@ -103,6 +103,18 @@ NetplaneView build_netplane_view(const Profile& profile, const NodeSpec* node,
       }
     }
     auto own = netplane::try_parse_ip(pv.address);
+    pv.address_here = own && std::any_of(addresses.begin(), addresses.end(), [&](const auto& a) {
+                        auto ip = netplane::try_parse_ip(a.address);
+                        return ip && *ip == *own;
+                      });
+    if (!pv.nics.empty()) {
+      if (pv.address_declared && !pv.address_here)
+        pv.address_missing =
+            "address " + pv.address + " of plane " + plane.name + " is on no NIC of this node";
+      else if (!pv.address_declared && pv.address.empty() && !plane.subnets.empty())
+        pv.address_missing = "no NIC of plane " + plane.name + " (" + pv.nic_list() +
+                             ") has an address in its subnet";
+    }
     auto add_peer = [&](const std::string& p) {
       auto ip = netplane::try_parse_ip(p);
       if (own && ip && *ip == *own) return;

@@ -4,7 +4,9 @@
 // because in-process probes run on threads that may outlive a deadline.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "probes/comm_env.h"
 #include "probes/profile.h"
@@ -32,10 +34,16 @@ struct NodeContext {
   bool storage_jitter = false;
 };
 
-// This node's entry: the one named `requested` (throws compat::InputError if
-// the profile has no such node), else the one named like the hostname (or
-// its short form), else nullptr.
+// This node's entry: the one named `requested` (--node; throws
+// compat::InputError when it is empty or the profile has no such node), else
+// the one named like the hostname (or its short form), else nullptr (the
+// PROFILE-NODE finding says what that costs).
 const NodeSpec* identify_node(const Profile& profile, const std::string& hostname,
-                              const std::string& requested);
+                              const std::optional<std::string>& requested = std::nullopt);
+
+// "gpu01, gpu02": the names in `names` (the profile's nodes by default), the
+// first `max`, then ", ... (N more)"; "none" when empty.
+std::string node_name_list(const std::vector<std::string>& names, size_t max = 16);
+std::string declared_node_names(const Profile& profile, size_t max = 16);
 
 }  // namespace hn::probes

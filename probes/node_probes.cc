@@ -4,6 +4,7 @@
 #include "probes/netplane_binding_probes.h"
 #include "probes/netplane_route_probes.h"
 #include "probes/netplane_sysctl_probes.h"
+#include "probes/node_identity_probes.h"
 #include "probes/physical_probes.h"
 #include "probes/rdma_binding_probes.h"
 #include "probes/storage/storage_probes.h"
@@ -28,6 +29,7 @@ Probe in_process(const char* name, reports::Layer layer, Check check,
 std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
   using reports::Layer;
   std::vector<Probe> out;
+  out.push_back(in_process("profile.node", Layer::kL5, check_node_identity, ctx));
   out.push_back(in_process("physical.nics", Layer::kL7, check_plane_nics, ctx));
   out.push_back(in_process("physical.rdma", Layer::kL7, check_rdma, ctx));
   out.push_back(in_process("physical.accelerators", Layer::kL7, check_accelerators, ctx));

@@ -89,7 +89,8 @@ std::vector<Finding> check_plane_nics(const NodeContext& ctx) {
   for (const auto& plane : ctx.profile->planes) {
     PlaneNics nics = resolve_plane_nics(plane, ctx.node, links, routes);
     if (!nics.unresolved_reason.empty()) {
-      // A plane declared only by subnet has no NIC to check at L7.
+      // A plane declared only by subnet has no NIC name to look for at L7;
+      // when no NIC here has an address in it, NET-PLANE-ADDRESS reports it.
       if (plane.nic.empty() && !(ctx.node && ctx.node->nics.count(plane.name))) continue;
       out.push_back(make_finding("HW-NIC-PRESENT", Status::kSkip, "plane " + plane.name,
                                  {{"plane", plane.name}, {"reason", nics.unresolved_reason}}));

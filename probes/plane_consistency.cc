@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "probes/netplane_view.h"
+#include "probes/node_context.h"
 #include "probes/rdma_binding_probes.h"
 #include "reports/catalog.h"
 
@@ -72,6 +73,18 @@ std::string mtu_of(const PlaneView& pv, const std::vector<stack::physical::Link>
 std::vector<Finding> check_plane_consistency(const Profile& profile,
                                              const std::vector<NodeReadings>& nodes) {
   std::vector<Finding> out;
+  if (!profile.nodes.empty()) {
+    std::vector<std::string> missing;
+    for (const auto& declared : profile.nodes)
+      if (std::none_of(nodes.begin(), nodes.end(),
+                       [&](const NodeReadings& n) { return n.spec == &declared; }))
+        missing.push_back(declared.name);
+    out.push_back(make_finding("NET-XNODE-COVERAGE",
+                               missing.empty() ? Status::kPass : Status::kWarn, "nodes",
+                               {{"count", std::to_string(profile.nodes.size())},
+                                {"missing_count", std::to_string(missing.size())},
+                                {"missing", node_name_list(missing)}}));
+  }
   std::vector<NetplaneView> views;
   for (const auto& n : nodes)
     views.push_back(build_netplane_view(profile, n.spec, n.links, n.addresses, n.routes));

@@ -4,7 +4,10 @@
 // planes, the same RoCE GID index for its plane address
 // (NET-XNODE-GID-INDEX) and the same RDMA active MTU (NET-XNODE-RDMA-MTU).
 // A FAIL lists each value with its nodes and names the odd ones out (those
-// not holding the most common value). Pure: works on readings, so
+// not holding the most common value). When the profile lists nodes, one
+// NET-XNODE-COVERAGE finding says whether every listed node was compared
+// (WARN naming those without readings; NodeReadings::spec must point into
+// profile.nodes). Pure: works on readings, so
 // `hnprecheck consistency` feeds it snapshots and `certify` can feed it live
 // readings gathered from the ranks.
 

@@ -64,7 +64,7 @@ netplane::Plane parse_plane(const YAML::Node& node, const std::string& src, cons
   auto parse_subnet = [&](const YAML::Node& n, const std::string& field) {
     std::string text = compat::yaml_string(n, src, field);
     try {
-      p.subnets.push_back(netplane::parse_prefix(text));
+      p.subnets.push_back(netplane::parse_network(text));
     } catch (const std::invalid_argument& e) {
       compat::throw_at(n, src, field, e.what());
     }

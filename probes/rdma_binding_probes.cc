@@ -94,6 +94,8 @@ std::vector<Finding> check_rdma_binding(const NodeContext& ctx) {
   r = read_net(ctx);
   const physical::RdmaInventory inv = ctx.sources.physical->rdma();
   for (const auto& pv : r.view.planes) {
+    // A plane without its NIC here is reported once, by HW-NIC-PRESENT (a
+    // named NIC) or NET-PLANE-ADDRESS (a plane declared only by subnet).
     if (!pv.plane->rdma || pv.nics.empty()) continue;
     const auto& want = *pv.plane->rdma;
     const std::string& plane = pv.plane->name;
@@ -124,7 +126,12 @@ std::vector<Finding> check_rdma_binding(const NodeContext& ctx) {
         "NET-RDMA-NETDEV", port_serves_plane(*rd.port, pv, r.links) ? Status::kPass : Status::kFail,
         entity, p));
     p["gid_type"] = want.gid_type;
-    if (pv.address.empty()) {
+    if (!pv.address_missing.empty()) {
+      // The GID table follows the netdev's addresses: a missing address is
+      // NET-PLANE-ADDRESS's FAIL, not a second one here.
+      p["reason"] = pv.address_missing + " (see NET-PLANE-ADDRESS)";
+      out.push_back(make_finding("NET-RDMA-GID", Status::kSkip, entity, p));
+    } else if (pv.address.empty()) {
       p["reason"] = "no address of plane " + plane + " is known on this node";
       out.push_back(make_finding("NET-RDMA-GID", Status::kSkip, entity, p));
     } else {

@@ -13,14 +13,15 @@ constexpr CatalogEntry kEntries[] = {
      "{nic} is VLAN {vlan_id} on {parent} as plane {plane} expects",
      "{nic} (plane {plane}) has kind '{kind}', VLAN id {vlan_id} and parent {parent}; plane "
      "{plane} expects a vlan link with id {expected_id} on {expected_parent}",
-     "Recreate the link as `ip link add link {expected_parent} name {nic} type vlan id "
-     "{expected_id}` and persist it in the network configuration; with a wrong id the plane's "
-     "frames land on another network's VLAN."},
+     "Create the VLAN link with `{command}`, persist it in the network configuration and make "
+     "sure the plane's nic (or nodes[].nics) names that link; with a wrong or missing tag the "
+     "plane's frames land on another network."},
     {"NET-PLANE-ADDRESS", Layer::kL6, "plane address on the plane NIC",
      "{nic} carries {address}/{prefix_len}, in subnet {subnet} of plane {plane}",
-     "{nic} (plane {plane}) does not carry {expected}; its addresses: {found}",
-     "Configure {expected} on {nic} in the network configuration, or correct the plane's nic "
-     "and nodes[].addresses in the profile; `ip -br addr show` lists what each NIC has."},
+     "{expected} (plane {plane}) is not configured on {searched} (found: {found})",
+     "Configure {expected} on {target} in the network configuration, or correct the plane's "
+     "nic, subnet and nodes[].addresses in the profile; `ip -br addr show` lists what each NIC "
+     "has."},
     {"NET-PLANE-BINDING", Layer::kL6, "plane address bound to the plane NIC only",
      "address {address} of plane {plane} is on {plane_nic} only",
      "address {address} of plane {plane} is on {nic} ({nic_plane}); plane {plane} is bound to "
@@ -29,8 +30,8 @@ constexpr CatalogEntry kEntries[] = {
      "{plane_nic} only; otherwise traffic of plane {plane} can leave through {nic}."},
     {"NET-PLANE-SUBNET", Layer::kL6, "plane subnet on the plane NIC only",
      "subnet {subnet} of plane {plane} is configured only on {plane_nic}",
-     "subnet {subnet} of plane {plane} is configured on {nic} ({address}, {nic_plane}) as well "
-     "as on {plane_nic}",
+     "subnet {subnet} of plane {plane} is configured on {nic} ({address}, {nic_plane}); plane "
+     "{plane} is bound to {plane_nic}",
      "Remove {address}/{prefix_len} from {nic}: with one subnet on two NICs the kernel sends "
      "plane {plane} traffic through whichever connected route comes first."},
     {"NET-PLANE-SHARED-NIC", Layer::kL6, "one NIC per plane", "planes {planes} use distinct NICs",
@@ -46,22 +47,22 @@ constexpr CatalogEntry kEntries[] = {
     // ---- routes --------------------------------------------------------
     {"NET-ROUTE-PEER", Layer::kL6, "plane traffic to a peer leaves through the plane NIC",
      "traffic of plane {plane} to {peer} leaves via {nic} from {source} ({route})",
-     "traffic of plane {plane} to {peer} leaves via {nic} from {source}, not via {expected_nic} "
-     "from {expected_source}; the route that won: {route}",
+     "traffic of plane {plane} to {peer} leaves via {nic} from {source}; expected via "
+     "{expected_nic} from {expected_source}; the route that won: {route}",
      "Remove or correct the route that won (`ip route get {peer} from {expected_source}` shows "
      "it) so that {peer} is reached through {expected_nic}; look for more specific routes and "
      "for policy rules (`ip rule`)."},
     {"NET-ROUTE-SUBNET", Layer::kL6, "plane subnet routed through the plane NIC",
      "subnet {subnet} of plane {plane} is reached via {nic} from {source} ({route})",
-     "subnet {subnet} of plane {plane} is reached via {nic} from {source}, not via "
-     "{expected_nic}; the route that won: {route}",
+     "subnet {subnet} of plane {plane} is reached via {nic} from {source} ({hop}); expected "
+     "on-link via {expected_nic} from {expected_source}; the route that won: {route}",
      "Restore the connected route (`ip route add {subnet} dev {expected_nic} src "
      "{expected_source}`; it also returns when the address is configured again on "
      "{expected_nic}) and remove routes that cover {subnet} through other NICs."},
     {"NET-ROUTE-POLICY", Layer::kL6, "source rules keep each plane on its own gateway",
      "traffic from {address} (plane {plane}) to {target} follows {route}",
-     "traffic from {address} (plane {plane}) to {target} leaves via {nic} ({route}), a route "
-     "plane {plane} shares with {other_plane}; no source rule sends it to {expected_nic}",
+     "traffic from {address} (plane {plane}) to {target} leaves via {nic} ({other_plane}) over "
+     "{route}; no source rule sends it to {expected_nic}",
      "Give plane {plane} its own table and a source rule: `ip route add default via <plane "
      "gateway> dev {expected_nic} table <T>` and `ip rule add from {address} lookup <T>`."},
     // ---- sysctls -------------------------------------------------------
@@ -98,8 +99,8 @@ constexpr CatalogEntry kEntries[] = {
     // ---- communication libraries ----------------------------------------
     {"NET-COMM-IFNAME", Layer::kL6, "communication library binds the parameter plane",
      "{var}={value}: {library} uses {selected}, the parameter-plane NIC(s)",
-     "{var}={value}: {library} would use {selected} ({selected_planes}), not the parameter-plane "
-     "NIC(s) {expected}",
+     "{var}={value}: {library} would use {selected_described}, not the parameter-plane NIC(s) "
+     "{expected}",
      "Set {var} so that {library} selects only {expected}, for example {suggestion}, in the "
      "job's environment ({origin})."},
     {"NET-COMM-IB-HCA", Layer::kL6, "NCCL uses the parameter plane's RDMA ports",
@@ -132,6 +133,12 @@ constexpr CatalogEntry kEntries[] = {
      "The RoCE MTU follows the netdev MTU: raise the MTU of {netdev} (4200 carries a 4096 RoCE "
      "MTU) and of the switch ports; `ibv_devinfo -d {device}` shows active_mtu."},
     // ---- cross-node consistency ------------------------------------------
+    {"NET-XNODE-COVERAGE", Layer::kL6, "every declared node compared",
+     "all {count} nodes the profile declares were compared",
+     "{missing_count} of the {count} nodes the profile declares had no snapshot and were not "
+     "compared: {missing}",
+     "Capture each of them with `hnprecheck snapshot --out FILE` and pass the files too; a node "
+     "that was not compared can still differ from the others."},
     {"NET-XNODE-MTU", Layer::kL6, "same plane NIC MTU on every node",
      "plane {plane} NIC MTU is {value} on all {count} nodes",
      "plane {plane} NIC MTU differs across nodes: {values}",

@@ -1,4 +1,5 @@
-// Catalog entries about the run itself: deadlines, crashed or failing probes.
+// Catalog entries about the run itself: deadlines, crashed or failing probes,
+// and which entry of the profile's nodes list the run checks.
 #include "reports/catalog.h"
 
 namespace hn::reports::catalog_parts {
@@ -13,6 +14,15 @@ constexpr CatalogEntry kEntries[] = {
     {"RUN-PROBE-ERROR", Layer::kL7, "probe ran", "probe {probe} ran",
      "probe {probe} could not run: {reason}",
      "Fix the cause named in the message and re-run; run with --json for the evidence."},
+    {"PROFILE-NODE", Layer::kL5, "this host is a node of the profile",
+     "checked as node {node} of the profile (hostname {hostname})",
+     "this host ({hostname}) is none of the {count} nodes {profile} declares ({declared}); the "
+     "checks run without a nodes[] entry: NET-PLANE-ADDRESS accepts any address in the plane "
+     "subnet instead of the node's own (nodes[].addresses), plane NICs come from planes[].nic "
+     "without the node's nodes[].nics override, and the route checks treat every declared "
+     "node as a peer",
+     "Pass --node NAME with this node's entry, or add this host to the profile's nodes (a name "
+     "matches the hostname or its short form)."},
 };
 }  // namespace
 

@@ -284,6 +284,14 @@ Command bench() {
       "back-off), HCCL_IF_IP > HCCL_SOCKET_IFNAME > NCCL_SOCKET_IFNAME (first match by name);\n"
       "explicit options win. The header says where each rank's links bound. Exit 1 when any\n"
       "element is wrong, a collective fails or the configured NIC/address is missing.";
+  c.exit_codes =
+      "Exit codes:\n"
+      "  0  every size ran and every element was right\n"
+      "  1  an element was wrong, a collective failed (dead peer, timeout, bad token) or the\n"
+      "     configured NIC or address is missing\n"
+      "  2  bad usage or invalid input (unknown option, bad size or value, malformed\n"
+      "     environment variable)\n"
+      "  3  the tool could not run (internal error)\n";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     d.add_options()("op", po::value<std::string>()->default_value("allreduce")->value_name("NAME"),
                     "allreduce, reducescatter, allgather, broadcast, reduce, alltoall or sendrecv")(

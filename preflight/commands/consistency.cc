@@ -34,7 +34,15 @@ int run(const po::variables_map& vm) {
   for (const auto& file : files) {
     probes::Snapshot s = probes::load_snapshot_file(file);
     probes::NodeReadings n;
-    n.spec = probes::identify_node(*profile, s.hostname, "");
+    n.spec = probes::identify_node(*profile, s.hostname);
+    // A profile that lists its nodes also says which hosts belong: a
+    // snapshot of another host is the wrong file, not a node to compare.
+    if (!n.spec && !profile->nodes.empty())
+      throw compat::InputError(
+          file, 0, 0, "hostname",
+          (s.hostname.empty() ? "is empty" : "'" + s.hostname + "'") + " is none of the nodes " +
+              profile->source + " declares (declared: " + probes::declared_node_names(*profile) +
+              "); give snapshots of the profile's nodes, or add the host to its nodes");
     n.name = n.spec ? n.spec->name : (s.hostname.empty() ? file : s.hostname);
     if (seen.count(n.name))
       throw compat::InputError(
@@ -73,8 +81,18 @@ Command consistency() {
       "Reads one `hnprecheck snapshot` per node and checks what no single node can: every\n"
       "node of a plane has the same NIC MTU and, on RDMA planes, the same RoCE GID index for\n"
       "its plane address and the same RDMA active MTU. Each snapshot's hostname is matched\n"
-      "against the profile's nodes (which also give the plane addresses). A difference is a\n"
-      "FAIL that names the odd nodes out.";
+      "against the profile's nodes (which also give the plane addresses): when the profile\n"
+      "lists nodes, a snapshot of any other host is an error (exit 2), and a listed node\n"
+      "without a snapshot is a WARN (NET-XNODE-COVERAGE: it was not compared). A difference\n"
+      "is a FAIL that names the odd nodes out.";
+  c.exit_codes =
+      "Exit codes:\n"
+      "  0  every compared value agrees across the nodes (warnings, such as a declared node\n"
+      "     without a snapshot, allowed unless --strict)\n"
+      "  1  a value differs between nodes (or a warning, with --strict)\n"
+      "  2  bad usage or invalid input: no --profile, fewer than two snapshots, two snapshots\n"
+      "     of one node, a snapshot of a host the profile does not declare, a malformed file\n"
+      "  3  the tool could not run (internal error)\n";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
     d.add_options()("profile", po::value<std::string>()->value_name("FILE"),
                     "cluster profile (YAML, version 1); required")(

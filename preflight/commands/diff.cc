@@ -63,6 +63,13 @@ Command diff() {
       "Compares two captures of `hnprecheck snapshot`: two nodes that should be identical, or\n"
       "one node before and after a change. Counters, temperatures and free memory differ\n"
       "between any two captures and are left out unless --volatile.";
+  c.exit_codes =
+      "Exit codes:\n"
+      "  0  the snapshots are the same (volatile fields are not compared unless --volatile)\n"
+      "  1  the snapshots differ\n"
+      "  2  bad usage or invalid input (not two files, unknown option, malformed snapshot:\n"
+      "     the message names file:line)\n"
+      "  3  the tool could not run (a file could not be written, internal error)\n";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
     d.add_options()("a", po::value<std::string>()->value_name("A"), "first snapshot")
                    ("b", po::value<std::string>()->value_name("B"), "second snapshot")

@@ -27,8 +27,9 @@ int run(const po::variables_map& vm) {
   ctx->profile = profile;
   ctx->sources = vm.count("snapshot") ? open_snapshot_sources(vm["snapshot"].as<std::string>())
                                       : open_live_sources();
-  ctx->node = probes::identify_node(*profile, ctx->sources.hostname,
-                                    vm.count("node") ? vm["node"].as<std::string>() : "");
+  ctx->node = probes::identify_node(
+      *profile, ctx->sources.hostname,
+      vm.count("node") ? std::optional(vm["node"].as<std::string>()) : std::nullopt);
   std::optional<compat::EnvFile> env_file;
   if (vm.count("env")) env_file = compat::load_env_file(vm["env"].as<std::string>());
   ctx->env = probes::collect_comm_env(environ, env_file ? &*env_file : nullptr);

@@ -39,6 +39,12 @@ Command snapshot() {
   c.details =
       "The file replays through the same probes with `hnprecheck node --snapshot FILE` and\n"
       "compares with another capture using `hnprecheck diff A B`. Written atomically.";
+  c.exit_codes =
+      "Exit codes:\n"
+      "  0  the snapshot was written\n"
+      "  2  bad usage (no --out, unknown option)\n"
+      "  3  the snapshot could not be captured or written (a reading failed, the file could\n"
+      "     not be written)\n";
   c.add_options = [](po::options_description& d, po::positional_options_description&) {
     d.add_options()("out,o", po::value<std::string>()->value_name("FILE"),
                     "where to write the snapshot ('-' = stdout)");

@@ -51,6 +51,7 @@ probes::TranslateContextOptions context_options(const po::variables_map& vm) {
     usage("--platform",
           "unknown platform '" + o.platform + "' (expected " + tr::join(platforms, ", ") + ")");
   o.node = opt(vm, "node");
+  if (vm.count("node") && o.node.empty()) usage("--node", "needs a node name of the profile");
   o.plane = opt(vm, "plane");
   if (vm.count("pg-timeout")) {
     double s = vm["pg-timeout"].as<double>();

@@ -77,4 +77,16 @@ IpPrefix parse_prefix(std::string_view text, bool allow_host_bits) {
   return cleared;
 }
 
+IpPrefix parse_network(std::string_view text) {
+  if (text.find('/') == std::string_view::npos) {
+    IpAddress a = parse_ip(text);
+    throw std::invalid_argument("'" + std::string(text) +
+                                "' has no prefix length: write the network with its length, "
+                                "e.g. " +
+                                a.str() + (a.family == 4 ? "/24" : "/64") + " (or /" +
+                                std::to_string(a.bits()) + " for a single address)");
+  }
+  return parse_prefix(text);
+}
+
 }  // namespace hn::stack::netplane

@@ -33,5 +33,10 @@ std::optional<IpAddress> try_parse_ip(std::string_view text);
 // "10.0.0.0/24"; a bare address is a host prefix. Host bits must be zero
 // unless allow_host_bits (then they are cleared: "10.0.0.5/24" -> 10.0.0.0/24).
 IpPrefix parse_prefix(std::string_view text, bool allow_host_bits = false);
+// A network as a configuration file declares it: "10.0.0.0/24", the prefix
+// length required (a bare address there is almost always a forgotten /len,
+// which parse_prefix would read as a single host) and host bits zero.
+// Throws std::invalid_argument.
+IpPrefix parse_network(std::string_view text);
 
 }  // namespace hn::stack::netplane

@@ -28,6 +28,69 @@ TEST_CASE("cli: help lists every command and the exit codes") {
   CHECK(n.exit_code == 0);
   CHECK_THAT(n.out, Catch::Contains("--profile"));
   CHECK_THAT(n.out, Catch::Contains("--timeout"));
+  CHECK_THAT(n.out, Catch::Contains("warnings allowed unless --strict"));
+}
+
+TEST_CASE("cli: each command's help states its own exit codes") {
+  // Commands without --strict never mention it; each says what 1 means.
+  struct Case {
+    const char* command;
+    const char* exit_1;  // the text after "1  ", or "" when it never exits 1
+  };
+  const Case cases[] = {
+      {"diff", "the snapshots differ"},
+      {"snapshot", ""},
+      {"bench", "an element was wrong"},
+      {"consistency", "a value differs between nodes"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.command);
+    auto r = cli({c.command, "--help"});
+    CHECK(r.exit_code == 0);
+    std::string codes = r.out.substr(r.out.find("Exit codes:"));
+    CHECK_THAT(codes, Catch::Contains("  0  ") && Catch::Contains("  2  "));
+    if (*c.exit_1)
+      CHECK_THAT(codes, Catch::Contains(std::string("  1  ") + c.exit_1));
+    else
+      CHECK_THAT(codes, !Catch::Contains("  1  "));
+    bool has_strict = r.out.find("--strict ") != std::string::npos;  // the option line
+    CHECK(codes.find("--strict") != std::string::npos == has_strict);
+    CHECK_THAT(codes, !Catch::Contains("at least one check failed"));
+  }
+  auto c = cli({"consistency", "--help"});
+  CHECK_THAT(c.out, Catch::Contains("a snapshot of a host the profile does not declare"));
+}
+
+TEST_CASE("cli: --node must name a node; an empty name is not the hostname") {
+  TempDir dir;
+  std::string p = dir.write("p.yaml",
+                            "version: 1\nnodes: [{name: gpu01}, {name: gpu02}]\nplanes:\n"
+                            "  - {name: mgmt, type: management, nic: lo}\n");
+  auto r = cli({"node", "--profile", p, "--node", ""});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--node") && Catch::Contains("gpu01, gpu02"));
+  r = cli({"node", "--profile", p, "--node", "gpu07"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("gpu07"));
+  // Without --node, on a host the profile does not list: a WARN says so.
+  r = cli({"node", "--profile", p, "--json", "-"});
+  auto j = nlohmann::json::parse(r.out);
+  int warned = 0;
+  for (const auto& f : j["findings"])
+    if (f["code"] == "PROFILE-NODE") {
+      CHECK(f["status"] == "WARN");
+      CHECK_THAT(f["message"].get<std::string>(), Catch::Contains("(gpu01, gpu02)"));
+      ++warned;
+    }
+  CHECK(warned == 1);
+  r = cli({"node", "--profile", p, "--node", "gpu01", "--json", "-"});
+  j = nlohmann::json::parse(r.out);
+  for (const auto& f : j["findings"])
+    if (f["code"] == "PROFILE-NODE") CHECK(f["status"] == "PASS");
+  r = cli(
+      {"translate", "--from", "nccl", "--to", "hccl", "--from-env", "--profile", p, "--node", ""});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--node"));
 }
 
 TEST_CASE("cli: unknown commands and options are rejected by name with exit 2") {

@@ -3,6 +3,7 @@
 // `node --snapshot` and `consistency`. Also the CLI errors of --env and
 // `consistency`.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process.h"
@@ -110,6 +111,37 @@ TEST_CASE("consistency: two nodes whose GID indexes differ") {
     CHECK(f["evidence"]["node roce-b"] == "5");
   }
   CHECK(fails == 1);
+  // roce-c is declared too but was not given: it was not compared.
+  int warned = 0;
+  for (const auto& f : doc["findings"])
+    if (f["code"] == "NET-XNODE-COVERAGE") {
+      CHECK(f["status"] == "WARN");
+      CHECK(f["evidence"]["missing"] == "roce-c");
+      ++warned;
+    }
+  CHECK(warned == 1);
+}
+
+TEST_CASE("consistency: a snapshot of a host the profile does not declare is exit 2") {
+  hn::test::TempDir dir;
+  std::ifstream in(kSnaps + "netplane/roce-b.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto at = text.find("hostname: roce-b\n");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 16, "hostname: laptop");
+  std::string stray = dir.write("laptop.yaml", text);
+  auto r = cli({"consistency", "--profile", kProfiles + "roce-cluster.yaml",
+                kSnaps + "netplane/roce-a.yaml", stray});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("laptop.yaml") && Catch::Contains("'laptop'") &&
+                        Catch::Contains("roce-a, roce-b, roce-c"));
+  // All three declared nodes: consistent apart from roce-b's GID index, no WARN.
+  r = cli({"consistency", "--profile", kProfiles + "roce-cluster.yaml",
+           kSnaps + "netplane/roce-a.yaml", kSnaps + "netplane/roce-b.yaml",
+           kSnaps + "netplane/roce-c.yaml", "--json", "-"});
+  json doc = json::parse(r.out);
+  for (const auto& f : doc["findings"])
+    if (f["code"] == "NET-XNODE-COVERAGE") CHECK(f["status"] == "PASS");
 }
 
 TEST_CASE("consistency: bad usage is exit 2 with the reason") {

@@ -101,6 +101,18 @@ TEST_CASE("comm env: messages name the library, what it picks and the fix") {
   fs = probes::check_comm_env(
       node({{"HCCL_IF_IP", "10.10.0.1"}, {"HCCL_SOCKET_IFNAME", "eth0"}}).context());
   CHECK(one(fs, "NET-COMM-IFNAME", "HCCL_SOCKET_IFNAME").status == Status::kSkip);
+  // Several NICs: each with its plane.
+  fs = probes::check_comm_env(node({{"NCCL_SOCKET_IFNAME", "eth"}}).context());
+  CHECK(one(fs, "NET-COMM-IFNAME", "NCCL_SOCKET_IFNAME").message ==
+        "NCCL_SOCKET_IFNAME=eth: NCCL would use eth0 (plane mgmt), eth1 (plane param), eth2 "
+        "(plane stor), not the parameter-plane NIC(s) eth1");
+  // No NIC at all: the reason, said once.
+  fs = probes::check_comm_env(node({{"NCCL_SOCKET_IFNAME", "ib"}}).context());
+  const auto& none = one(fs, "NET-COMM-IFNAME", "NCCL_SOCKET_IFNAME");
+  CHECK(none.message.find("NCCL_SOCKET_IFNAME=ib: NCCL would use no NIC (") == 0);
+  CHECK(none.message.find("), not the parameter-plane NIC(s) eth1") != std::string::npos);
+  CHECK(none.message.find("(nothing)") == std::string::npos);
+  CHECK(none.message.find(") (") == std::string::npos);
 }
 
 TEST_CASE("comm env: unset variables are judged only for the profile's library, as WARN") {

@@ -48,7 +48,7 @@ struct NetFixture {
     ctx.sources.netplane = stack::netplane::make_snapshot_netplane_source(net);
     ctx.sources.hostname = node;
     ctx.sources.live = false;
-    ctx.node = probes::identify_node(*ctx.profile, node, "");
+    ctx.node = probes::identify_node(*ctx.profile, node);
     ctx.env = env;
     return ctx;
   }

@@ -1,5 +1,10 @@
 #include "probes/netplane_binding_probes.h"
 
+#include "probes/netplane_route_probes.h"
+#include "probes/netplane_sysctl_probes.h"
+#include "probes/physical_probes.h"
+#include "probes/rdma_binding_probes.h"
+
 #include "tests/probes/net_context.h"
 
 using namespace hn;
@@ -63,7 +68,7 @@ TEST_CASE("binding: a plane address on a NIC of no plane, and a subnet split") {
   CHECK(s.status == Status::kFail);
   CHECK(s.message ==
         "subnet 10.10.0.0/24 of plane param is configured on eth3 (10.10.0.77, no "
-        "plane) as well as on eth1");
+        "plane); plane param is bound to eth1");
   CHECK(one(fs, "NET-PLANE-BINDING", "eth1").status == Status::kPass);  // param's own is fine
 }
 
@@ -88,7 +93,7 @@ TEST_CASE("binding: a missing address, two planes on one NIC") {
   const auto& a = one(fs, "NET-PLANE-ADDRESS", "eth1");
   CHECK(a.status == Status::kFail);
   CHECK(a.message ==
-        "eth1 (plane param) does not carry 10.10.0.1; its addresses: 10.10.0.9/24 on eth1");
+        "10.10.0.1 (plane param) is not configured on eth1 (found: 10.10.0.9/24 on eth1)");
   CHECK(test::with_code(fs, "NET-PLANE-BINDING").size() == 3);  // param's: no PASS, nothing found
   const auto& s = one(fs, "NET-PLANE-SHARED-NIC", "eth2");
   CHECK(s.status == Status::kFail);
@@ -136,4 +141,94 @@ TEST_CASE("binding: VLAN kind, id and parent") {
       CHECK(v.remediation.find("ip link add link eth1 name eth1.100 type vlan id 100") !=
             std::string::npos);
   }
+}
+
+TEST_CASE("binding: a VLAN plane on a physical NIC names the real parent and a working command") {
+  struct Case {
+    std::string vlan;     // the plane's vlan key
+    std::string parent;   // expected_parent in the message
+    std::string command;  // the remediation's command
+  };
+  const Case cases[] = {
+      // No parent in the profile: eth0 itself would carry the VLAN.
+      {"8", "its parent NIC", "ip link add link eth0 name eth0.8 type vlan id 8"},
+      {"{id: 8, parent: bond0}", "bond0", "ip link add link bond0 name bond0.8 type vlan id 8"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.vlan);
+    test::NetFixture f;
+    f.profile_yaml =
+        "version: 1\nplanes:\n  - {name: p, type: parameter, nic: eth0, vlan: " + c.vlan + "}\n";
+    f.inv.links = {up_link("eth0", 2)};  // a physical NIC: no kind, no parent
+    f.net.addresses = {addr("eth0", "10.10.0.1")};
+    const auto& v = one(probes::check_plane_binding(f.context()), "NET-VLAN", "eth0");
+    CHECK(v.status == Status::kFail);
+    CHECK(v.message ==
+          "eth0 (plane p) has kind 'none', VLAN id none and parent none; plane p expects a vlan "
+          "link with id 8 on " +
+              c.parent);
+    CHECK(v.message.find('<') == std::string::npos);
+    CHECK(v.remediation.find("`" + c.command + "`") != std::string::npos);
+    CHECK(v.remediation.find("name eth0 type vlan") == std::string::npos);  // never eth0 itself
+  }
+  // A VLAN link with the wrong id is replaced under its own name, on its parent.
+  test::NetFixture f;
+  f.profile_yaml =
+      "version: 1\nplanes:\n  - {name: p, type: parameter, nic: eth1.100, vlan: 100}\n";
+  auto l = up_link("eth1.100", 7);
+  l.kind = "vlan";
+  l.vlan_id = 101;
+  l.parent = "eth1";
+  f.inv.links = {up_link("eth1", 3), l};
+  const auto& v = one(probes::check_plane_binding(f.context()), "NET-VLAN", "eth1.100");
+  CHECK(v.message.find("expects a vlan link with id 100 on eth1") != std::string::npos);
+  CHECK(v.remediation.find(
+            "`ip link del eth1.100 && ip link add link eth1 name eth1.100 type vlan id 100`") !=
+        std::string::npos);
+}
+
+TEST_CASE("binding: a plane declared only by subnet that no NIC here serves is one FAIL") {
+  auto f = healthy();
+  f.profile_yaml += "  - {name: data, type: data, subnet: 10.50.0.0/24}\n";
+  auto fs = probes::check_plane_binding(f.context());
+  const auto& a = one(fs, "NET-PLANE-ADDRESS", "plane data");
+  CHECK(a.status == Status::kFail);
+  CHECK(a.message ==
+        "an address in 10.50.0.0/24 (plane data) is not configured on any NIC of this node "
+        "(found: 10.30.0.1/24 on eth0, 10.10.0.1/24 on eth1, 10.20.0.1/24 on eth2)");
+  CHECK(a.remediation.find("on the NIC meant for plane data") != std::string::npos);
+  CHECK(a.evidence.at("unresolved").find("no NIC here has an address in its subnet") !=
+        std::string::npos);
+  // Every other node-local check leaves the plane to that one finding.
+  std::vector<reports::Finding> all = fs;
+  auto ctx = f.context();
+  for (auto check : {probes::check_plane_routes, probes::check_plane_nics,
+                     probes::check_rdma_binding, probes::check_plane_sysctls})
+    for (auto& x : check(ctx)) all.push_back(x);
+  int about_data = 0;
+  for (const auto& x : all) {
+    auto it = x.evidence.find("plane");
+    about_data += (it != x.evidence.end() && it->second == "data") ||
+                  x.entity.find("data") != std::string::npos;
+  }
+  CHECK(about_data == 1);
+  // Served by a NIC, the same plane passes.
+  f.net.addresses.push_back(addr("eth3", "10.50.0.1"));
+  CHECK(one(probes::check_plane_binding(f.context()), "NET-PLANE-ADDRESS", "eth3").status ==
+        Status::kPass);
+}
+
+TEST_CASE("binding: a subnet configured on no NIC is not reported as configured") {
+  auto f = healthy();
+  f.net.addresses.erase(f.net.addresses.begin() + 1);  // eth0 has no mgmt address at all
+  auto fs = probes::check_plane_binding(f.context());
+  CHECK(one(fs, "NET-PLANE-ADDRESS", "eth0").status == Status::kFail);
+  const auto& s = one(fs, "NET-PLANE-SUBNET", "eth0");
+  CHECK(s.status == Status::kSkip);
+  CHECK(s.message ==
+        "not checked: plane mgmt's subnet 10.30.0.0/24 is configured on no NIC of this node "
+        "(see NET-PLANE-ADDRESS)");
+  // Where it is configured, the PASS names the subnet and the NIC.
+  CHECK(one(fs, "NET-PLANE-SUBNET", "eth1").message ==
+        "subnet 10.10.0.0/24 of plane param is configured only on eth1");
 }

@@ -69,9 +69,9 @@ TEST_CASE("routes: a routed peer sharing mgmt's default route without a source r
   const auto& policy = one(fs, "NET-ROUTE-POLICY", "eth1");
   CHECK(policy.status == Status::kFail);
   CHECK(policy.message ==
-        "traffic from 10.10.0.1 (plane param) to 10.11.0.5 leaves via eth0 (default via "
-        "10.30.0.254 dev eth0 src 10.10.0.1 table main), a route plane param shares with plane "
-        "mgmt; no source rule sends it to eth1");
+        "traffic from 10.10.0.1 (plane param) to 10.11.0.5 leaves via eth0 (plane mgmt) over "
+        "default via 10.30.0.254 dev eth0 src 10.10.0.1 table main; no source rule sends it to "
+        "eth1");
 }
 
 TEST_CASE("routes: a source rule and a plane table put the routed peer back on the plane") {
@@ -169,4 +169,75 @@ TEST_CASE("routes: passing peers are summarised per route, failing ones listed u
   const auto& rest = one(fs, "NET-ROUTE-PEER", "plane param");
   CHECK(rest.status == Status::kFail);
   CHECK(rest.evidence.at("peer") == "24 more peers (10.10.0.18, ...)");
+}
+
+TEST_CASE("routes: a plane whose address is missing skips its route checks") {
+  // README's rack7 situation: mgmt on eth0 declares 10.30.0.1, but eth0
+  // carries another network's address and the default route.
+  test::NetFixture f;
+  f.profile_yaml =
+      "version: 1\n"
+      "nodes:\n"
+      "  - {name: node0, addresses: {mgmt: 10.30.0.1}}\n"
+      "  - {name: node1, addresses: {mgmt: 10.30.0.2}}\n"
+      "planes:\n"
+      "  - {name: mgmt, type: management, subnet: 10.30.0.0/24, nic: eth0, peers: [10.30.0.254]}\n";
+  f.inv.links = {up_link("eth0", 2)};
+  f.net.addresses = {addr("eth0", "192.0.2.2")};
+  f.net.routes = {{254, "default", "192.0.2.1", "eth0", "", 0, 4, "unicast", "boot"},
+                  connected("192.0.2.0/24", "eth0", "192.0.2.2")};
+  auto fs = probes::check_plane_routes(f.context());
+  REQUIRE(fs.size() == 2);
+  const auto& peer = one(fs, "NET-ROUTE-PEER", "plane mgmt");
+  CHECK(peer.status == Status::kSkip);
+  CHECK(peer.message ==
+        "not checked: address 10.30.0.1 of plane mgmt is on no NIC of this node (see "
+        "NET-PLANE-ADDRESS)");
+  CHECK(one(fs, "NET-ROUTE-SUBNET", "10.30.0.0/24").status == Status::kSkip);
+  CHECK(test::with_code(fs, "NET-ROUTE-POLICY").empty());
+
+  // Without a declared address, a subnet plane whose NIC has none in the
+  // subnet is the same: reached "via a gateway from any source" is no pass.
+  f.profile_yaml =
+      "version: 1\nplanes:\n  - {name: p, type: parameter, subnet: 10.0.0.0/24, nic: eth0}\n";
+  f.net.routes.push_back({254, "10.0.0.0/24", "192.0.2.1", "eth0", "", 0, 4, "unicast", "static"});
+  fs = probes::check_plane_routes(f.context());
+  const auto& s = one(fs, "NET-ROUTE-SUBNET", "10.0.0.0/24");
+  CHECK(s.status == Status::kSkip);
+  CHECK(s.message ==
+        "not checked: no NIC of plane p (eth0) has an address in its subnet (see "
+        "NET-PLANE-ADDRESS)");
+}
+
+TEST_CASE("routes: the plane subnet must be on-link, not behind a gateway") {
+  auto f = node();
+  Route via_gateway = {254, "10.10.0.0/24", "10.10.0.254", "eth1", "10.10.0.1", 0,
+                       4,   "unicast",      "static"};
+  f.net.routes.back() = via_gateway;
+  auto fs = probes::check_plane_routes(f.context());
+  const auto& s = one(fs, "NET-ROUTE-SUBNET", "10.10.0.0/24");
+  CHECK(s.status == Status::kFail);
+  CHECK(s.message ==
+        "subnet 10.10.0.0/24 of plane param is reached via eth1 from 10.10.0.1 (through gateway "
+        "10.10.0.254); expected on-link via eth1 from 10.10.0.1; the route that won: 10.10.0.0/24 "
+        "via 10.10.0.254 dev eth1 src 10.10.0.1 table main");
+}
+
+TEST_CASE("routes: the policy finding names the other plane, never the plane itself") {
+  // param's routed peer leaves through mgmt's default route; stor shares no NIC.
+  auto fs = probes::check_plane_routes(node().context());
+  const auto& policy = one(fs, "NET-ROUTE-POLICY", "eth1");
+  CHECK(policy.evidence.at("other_plane") == "plane mgmt");
+  // A default route on a NIC of no plane.
+  auto f = node();
+  f.inv.links.push_back(up_link("eth9", 9));
+  f.net.addresses.push_back(addr("eth9", "192.0.2.2"));
+  f.net.routes.front() = {254, "default", "192.0.2.1", "eth9", "", 0, 4, "unicast", "boot"};
+  fs = probes::check_plane_routes(f.context());
+  const auto& p = one(fs, "NET-ROUTE-POLICY", "eth1");
+  CHECK(p.status == Status::kFail);
+  CHECK(p.message ==
+        "traffic from 10.10.0.1 (plane param) to 10.11.0.5 leaves via eth9 (no plane) over "
+        "default via 192.0.2.1 dev eth9 src 10.10.0.1 table main; no source rule sends it to "
+        "eth1");
 }

@@ -58,3 +58,32 @@ TEST_CASE("view: NICs by glob or by subnet, addresses declared or found, peers")
   CHECK_THAT(view.planes[0].unresolved_reason, Catch::Contains("ens*"));
   CHECK_THAT(view.planes[1].unresolved_reason, Catch::Contains("no NIC here has an address"));
 }
+
+TEST_CASE("view: a missing plane address is named; planes_of can leave the plane out") {
+  auto profile = probes::parse_profile(kProfile, "p.yaml");
+  std::vector<stack::physical::Link> links = {up_link("eth0", 2), up_link("ens1", 3),
+                                              up_link("eth9", 5)};
+  // node0 declares 10.10.0.1 for param, but ens1 carries another address;
+  // eth0 (mgmt) has none in 10.30.0.0/24; eth9 serves stor.
+  std::vector<stack::netplane::InterfaceAddress> addrs = {
+      addr("eth0", "192.0.2.2"), addr("ens1", "10.10.0.7"), addr("eth9", "10.20.0.1")};
+  auto view = probes::build_netplane_view(profile, profile.find_node("node0"), links, addrs, {});
+  const auto& param = view.planes[0];
+  CHECK(param.named);
+  CHECK_FALSE(param.address_here);
+  CHECK(param.address_missing == "address 10.10.0.1 of plane param is on no NIC of this node");
+  CHECK_FALSE(view.planes[1].named);
+  CHECK(view.planes[1].address_missing.empty());  // found on eth9
+  CHECK(view.planes[2].address_missing ==
+        "no NIC of plane mgmt (eth0) has an address in its subnet");
+  // The declared address on a NIC of no plane is here, only misbound.
+  addrs.push_back(addr("eth9", "10.10.0.1"));
+  view = probes::build_netplane_view(profile, profile.find_node("node0"), links, addrs, {});
+  CHECK(view.planes[0].address_here);
+  CHECK(view.planes[0].address_missing.empty());
+
+  CHECK(view.planes_of("eth0", &view.planes[2]) == "no other plane");
+  CHECK(view.planes_of("eth0", &view.planes[0]) == "plane mgmt");
+  CHECK(view.planes_of("eth9", &view.planes[1]) == "no other plane");
+  CHECK(view.planes_of("lo", &view.planes[1]) == "no plane");
+}

@@ -27,7 +27,7 @@ probes::NodeContext context(const std::string& profile_yaml, stack::physical::In
   ctx.sources.physical = stack::physical::make_snapshot_source(std::move(inv));
   ctx.sources.netplane = stack::netplane::make_snapshot_netplane_source(std::move(net));
   ctx.sources.hostname = "node0";
-  ctx.node = probes::identify_node(*ctx.profile, "node0", "");
+  ctx.node = probes::identify_node(*ctx.profile, "node0");
   return ctx;
 }
 

@@ -46,11 +46,15 @@ probes::NodeReadings node(const probes::Profile& p, int i, int mtu, int gid_inde
 
 TEST_CASE("consistency: identical nodes pass, with each node's value in the evidence") {
   auto p = probes::parse_profile(kProfile, "p.yaml");
-  auto fs = probes::check_plane_consistency(p, {node(p, 0, 9000, 3), node(p, 1, 9000, 3)});
-  CHECK(fs.size() == 4);  // MTU for both planes, GID index and RDMA MTU for param
+  auto fs = probes::check_plane_consistency(
+      p, {node(p, 0, 9000, 3), node(p, 1, 9000, 3), node(p, 2, 9000, 3)});
+  // Coverage, MTU for both planes, GID index and RDMA MTU for param.
+  CHECK(fs.size() == 5);
   for (const auto& f : fs) CHECK(f.status == Status::kPass);
+  CHECK(one(fs, "NET-XNODE-COVERAGE", "nodes").message ==
+        "all 3 nodes the profile declares were compared");
   const auto& m = one(fs, "NET-XNODE-MTU", "plane param");
-  CHECK(m.message == "plane param NIC MTU is 9000 on all 2 nodes");
+  CHECK(m.message == "plane param NIC MTU is 9000 on all 3 nodes");
   CHECK(m.evidence.at("node n1") == "9000");
 }
 
@@ -73,4 +77,22 @@ TEST_CASE("consistency: the odd node is named, the profile breaks a tie") {
   fs = probes::check_plane_consistency(p, {node(p, 0, 9000, 3), node(p, 1, 9000, -1)});
   CHECK(one(fs, "NET-XNODE-GID-INDEX", "plane param").evidence.at("values") ==
         "3 on n0; no GID for 10.10.0.2 on n1");
+}
+
+TEST_CASE("consistency: a declared node without readings is a WARN naming it") {
+  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto fs = probes::check_plane_consistency(p, {node(p, 0, 9000, 3), node(p, 2, 9000, 3)});
+  const auto& c = one(fs, "NET-XNODE-COVERAGE", "nodes");
+  CHECK(c.status == Status::kWarn);
+  CHECK(c.message ==
+        "1 of the 3 nodes the profile declares had no snapshot and were not compared: n1");
+  CHECK_FALSE(c.remediation.empty());
+  for (const auto& f : fs)
+    if (f.code != "NET-XNODE-COVERAGE") CHECK(f.status == Status::kPass);
+  // A profile without nodes has nothing to cover.
+  auto bare = probes::parse_profile(
+      "version: 1\nplanes:\n  - {name: mgmt, type: management, nic: eth0}\n", "b.yaml");
+  auto n0 = node(bare, 0, 1500, -1), n1 = node(bare, 1, 1500, -1);
+  CHECK(test::with_code(probes::check_plane_consistency(bare, {n0, n1}), "NET-XNODE-COVERAGE")
+            .empty());
 }

@@ -117,20 +117,32 @@ TEST_CASE("invalid profiles name file, line and field") {
       {"version: 2\n", 1, "version: value 2 is out of range [1, 1]"},
       {"cluster: x\n", 1, "version: missing required field"},
       {"version: 1\nplanez: []\n", 2, "unknown key 'planez'"},
-      {"version: 1\nplanes:\n  - {name: a, type: param, nic: eth0}\n", 3, "unknown plane type 'param'"},
+      {"version: 1\nplanes:\n  - {name: a, type: param, nic: eth0}\n", 3,
+       "unknown plane type 'param'"},
       {"version: 1\nplanes:\n  - name: a\n    type: parameter\n    nic: eth0\n    mtu: big\n", 6,
        "planes[0].mtu: expected an integer"},
-      {"version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.0.0.1/24}\n", 3, "host bits"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.0.0.1/24}\n", 3,
+       "host bits"},
       {"version: 1\nplanes:\n  - {name: a, type: parameter}\n", 3, "needs a nic or a subnet"},
+      // A bare address is not read as a /32: the length is required.
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.0.0.0}\n", 3,
+       "planes[0].subnet: '10.0.0.0' has no prefix length"},
+      {"version: 1\nplanes:\n  - name: a\n    type: parameter\n    subnets: [10.0.0.0/24, "
+       "fd10::]\n",
+       5,
+       "planes[0].subnets[1]: 'fd10::' has no prefix length: write the network with its length, "
+       "e.g. fd10::/64"},
       {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, vlan: 5000}\n", 3, "[1, 4094]"},
-      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e}\n  - {name: a, type: data, nic: f}\n",
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e}\n  - {name: a, type: data, "
+       "nic: f}\n",
        4, "used twice"},  // the second declaration is the error
       {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, rdma: {gid_type: v3}}\n", 3,
        "unknown gid_type"},
       {"version: 1\nphysical: {accelerators: {vendor: intel, count: 1}}\n", 2, "unknown vendor"},
       {"version: 1\nstorage:\n  mounts:\n    - path: relative\n", 4, "absolute path"},
       {"version: 1\nstorage:\n  jitter: {block: 4Q}\n", 3, "invalid size '4Q'"},
-      {"version: 1\nstorage:\n  jitter: {workloads: [sync_write, fly]}\n", 3, "unknown workload 'fly'"},
+      {"version: 1\nstorage:\n  jitter: {workloads: [sync_write, fly]}\n", 3,
+       "unknown workload 'fly'"},
       {"version: 1\nstorage:\n  mounts:\n    - {path: /m, timeout_s: 0}\n", 4, "timeout_s"},
       {"version: 1\nstorage:\n  mounts:\n    - {path: /m, probe_dir: rel}\n", 4, "probe_dir"},
       {"version: 1\nstorage:\n  mounts:\n    - {path: /m, min_free_gib: -1}\n", 4, "negative"},
@@ -139,7 +151,8 @@ TEST_CASE("invalid profiles name file, line and field") {
       {"version: 1\nstorage:\n  jitter: {warn: {p99: 5}}\n", 3, "unknown key 'p99'"},
       {"version: 1\nstorage:\n  jitter: {fail: {read_mbps: 0}}\n", 3, "must be positive"},
       {"version: 1\nplanes:\n  - {name: p, type: parameter, subnet: 10.0.0.0/24}\nnodes:\n"
-       "  - {name: n0, addresses: {p: 10.1.0.1}}\n", 5, "outside the subnet"},
+       "  - {name: n0, addresses: {p: 10.1.0.1}}\n",
+       5, "outside the subnet"},
       {"version: 1\nnodes:\n  - {name: n0, addresses: {nope: 10.1.0.1}}\n", 3, "not declared"},
       {"version: 1\ncomm: {library: nccl, pfc_priority: 9}\n", 2, "[0, 7]"},
       {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, vlan: {id: 1, parnt: e}}\n", 3,
@@ -149,7 +162,8 @@ TEST_CASE("invalid profiles name file, line and field") {
       {"version: 1\nplanes:\n  - name: a\n    type: parameter\n    nic: e\n    rdma: {mtu: 1000}\n",
        6, "RDMA MTU must be 256, 512, 1024, 2048 or 4096"},
       {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e}\nnodes:\n"
-       "  - {name: n0, nics: {b: eth1}}\n", 5, "nodes.n0.nics: plane 'b' is not declared"},
+       "  - {name: n0, nics: {b: eth1}}\n",
+       5, "nodes.n0.nics: plane 'b' is not declared"},
       {"version: 1\nplanes: [1, 2\n", 3, "malformed YAML"},  // the parser notices at EOF
       {"", 0, "empty"},
   };

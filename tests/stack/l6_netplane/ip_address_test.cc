@@ -37,3 +37,14 @@ TEST_CASE("bad addresses and lengths are rejected") {
   CHECK_FALSE(try_parse_ip("300.1.1.1").has_value());
   CHECK(parse_ip("fe80::1").family == 6);
 }
+
+TEST_CASE("a network needs its prefix length") {
+  CHECK(parse_network("10.10.0.0/24").str() == "10.10.0.0/24");
+  CHECK(parse_network("192.0.2.7/32").length == 32);  // one host, said explicitly
+  CHECK_THROWS_WITH(parse_network("10.0.0.0"), Catch::Contains("'10.0.0.0' has no prefix length") &&
+                                                   Catch::Contains("10.0.0.0/24") &&
+                                                   Catch::Contains("/32"));
+  CHECK_THROWS_WITH(parse_network("fd10::"), Catch::Contains("fd10::/64"));
+  CHECK_THROWS_WITH(parse_network("10.10.0.5/24"), Catch::Contains("host bits"));
+  CHECK_THROWS_AS(parse_network("host"), std::invalid_argument);
+}
