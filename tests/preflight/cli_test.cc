@@ -54,14 +54,14 @@ TEST_CASE("cli: each command's help states its own exit codes") {
     else
       CHECK_THAT(codes, !Catch::Contains("  1  "));
     bool has_strict = r.out.find("--strict ") != std::string::npos;  // the option line
-    CHECK(codes.find("--strict") != std::string::npos == has_strict);
+    CHECK((codes.find("--strict") != std::string::npos) == has_strict);
     CHECK_THAT(codes, !Catch::Contains("at least one check failed"));
   }
   auto c = cli({"consistency", "--help"});
   CHECK_THAT(c.out, Catch::Contains("a snapshot of a host the profile does not declare"));
 }
 
-TEST_CASE("cli: --node must name a node; an empty name is not the hostname") {
+TEST_CASE("cli: --node must name a node and an empty name is not the hostname") {
   TempDir dir;
   std::string p = dir.write("p.yaml",
                             "version: 1\nnodes: [{name: gpu01}, {name: gpu02}]\nplanes:\n"

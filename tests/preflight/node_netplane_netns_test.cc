@@ -311,7 +311,8 @@ TEST_CASE("netns: two planes with gateways need a source rule, checked with ip r
   CHECK(policy["evidence"]["other_plane"] == "plane mgmt");
   CHECK(r.exit_code == 1);
   // A plane table and a source rule: traffic from the plane address now
-  // leaves through the plane's gateway.
+  // leaves through the plane's gateway, and its own subnet stays on-link.
+  h.ip("route add 10.10.0.0/24 dev eth1 src 10.10.0.1 table 100");
   h.ip("route add default via 10.10.0.254 dev eth1 table 100");
   h.ip("rule add from 10.10.0.1 lookup 100 pref 100");
   r = node(c, 0, dir);

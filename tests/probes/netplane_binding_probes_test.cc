@@ -161,7 +161,8 @@ TEST_CASE("binding: a VLAN plane on a physical NIC names the real parent and a w
         "version: 1\nplanes:\n  - {name: p, type: parameter, nic: eth0, vlan: " + c.vlan + "}\n";
     f.inv.links = {up_link("eth0", 2)};  // a physical NIC: no kind, no parent
     f.net.addresses = {addr("eth0", "10.10.0.1")};
-    const auto& v = one(probes::check_plane_binding(f.context()), "NET-VLAN", "eth0");
+    auto fs = probes::check_plane_binding(f.context());
+    const auto& v = one(fs, "NET-VLAN", "eth0");
     CHECK(v.status == Status::kFail);
     CHECK(v.message ==
           "eth0 (plane p) has kind 'none', VLAN id none and parent none; plane p expects a vlan "
@@ -180,7 +181,8 @@ TEST_CASE("binding: a VLAN plane on a physical NIC names the real parent and a w
   l.vlan_id = 101;
   l.parent = "eth1";
   f.inv.links = {up_link("eth1", 3), l};
-  const auto& v = one(probes::check_plane_binding(f.context()), "NET-VLAN", "eth1.100");
+  auto fs = probes::check_plane_binding(f.context());
+  const auto& v = one(fs, "NET-VLAN", "eth1.100");
   CHECK(v.message.find("expects a vlan link with id 100 on eth1") != std::string::npos);
   CHECK(v.remediation.find(
             "`ip link del eth1.100 && ip link add link eth1 name eth1.100 type vlan id 100`") !=

@@ -59,7 +59,7 @@ TEST_CASE("view: NICs by glob or by subnet, addresses declared or found, peers")
   CHECK_THAT(view.planes[1].unresolved_reason, Catch::Contains("no NIC here has an address"));
 }
 
-TEST_CASE("view: a missing plane address is named; planes_of can leave the plane out") {
+TEST_CASE("view: a missing plane address is named and planes_of can leave the plane out") {
   auto profile = probes::parse_profile(kProfile, "p.yaml");
   std::vector<stack::physical::Link> links = {up_link("eth0", 2), up_link("ens1", 3),
                                               up_link("eth9", 5)};

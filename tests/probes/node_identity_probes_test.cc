@@ -43,7 +43,7 @@ TEST_CASE("identity: a host the profile's nodes do not list is a WARN naming the
   CHECK(fs[0].evidence.at("declared").find("gpu16, ... (24 more)") != std::string::npos);
 }
 
-TEST_CASE("identity: a listed host passes; a profile without nodes says nothing") {
+TEST_CASE("identity: a listed host passes and a profile without nodes says nothing") {
   auto fs = probes::check_node_identity(cluster("gpu02.rack7.example").context());  // short name
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].status == Status::kPass);

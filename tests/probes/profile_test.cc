@@ -128,7 +128,7 @@ TEST_CASE("invalid profiles name file, line and field") {
       {"version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.0.0.0}\n", 3,
        "planes[0].subnet: '10.0.0.0' has no prefix length"},
       {"version: 1\nplanes:\n  - name: a\n    type: parameter\n    subnets: [10.0.0.0/24, "
-       "fd10::]\n",
+       "'fd10::']\n",
        5,
        "planes[0].subnets[1]: 'fd10::' has no prefix length: write the network with its length, "
        "e.g. fd10::/64"},
