@@ -211,7 +211,7 @@ OpInventory read_onnx_bytes(const std::string& bytes, const std::string& source_
 }
 
 OpInventory read_onnx_file(const std::string& path) {
-  return read_onnx_bytes(read_text_file(path), path);
+  return read_onnx_bytes(read_text_file(path, kMaxModelBytes), path);
 }
 
 }  // namespace hn::compat

@@ -41,7 +41,7 @@ SourceFormat sniff(const std::string& path, const std::string& bytes) {
 }  // namespace
 
 OpInventory read_op_source(const std::string& path, SourceFormat format) {
-  std::string bytes = read_text_file(path);
+  std::string bytes = read_text_file(path, kMaxModelBytes);
   if (format == SourceFormat::kAuto) format = sniff(path, bytes);
   switch (format) {
     case SourceFormat::kOnnx:

@@ -1,11 +1,28 @@
 #pragma once
-// Reads a whole user-supplied file. Throws InputError naming the path and the
-// OS reason when it is missing, a directory, or unreadable.
+// Reads a whole user-supplied file (profile, snapshot, env file, manifest,
+// script, rule table, matrix, op list, trace, ONNX model, token file). Every
+// reader of user input goes through here, so each one gets the same guards:
+//  * only a regular file is read (symlinks to one are fine): a FIFO would
+//    block forever, /dev/zero would never end, a directory is a mistake. The
+//    file is opened O_NONBLOCK and checked with fstat before any read, so
+//    opening a FIFO with no writer cannot hang either;
+//  * at most max_bytes are read ("file too large" beyond that), so a huge
+//    file is refused instead of exhausting memory;
+//  * open and read failures are reported, never ignored.
+// Throws InputError naming the path and the reason. Never blocks on the file.
 
+#include <cstddef>
 #include <string>
 
 namespace hn::compat {
 
-std::string read_text_file(const std::string& path);
+// Limit for every hand-written or captured input: far above any real profile,
+// snapshot or env file, far below what would hurt a node.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;  // 64 MiB
+// Limit for model inventories (ONNX with embedded weights, profiler traces):
+// protobuf cannot parse a message of 2 GiB or more anyway.
+inline constexpr std::size_t kMaxModelBytes = std::size_t{2047} << 20;  // 2047 MiB
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
 }  // namespace hn::compat

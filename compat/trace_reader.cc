@@ -220,7 +220,7 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
 }
 
 OpInventory read_trace_file(const std::string& path) {
-  return read_trace_text(read_text_file(path), path);
+  return read_trace_text(read_text_file(path, kMaxModelBytes), path);
 }
 
 }  // namespace hn::compat

@@ -1,32 +1,144 @@
 #include "compat/yaml_input.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fstream>
+#include <map>
 #include <sstream>
+
+#include "compat/text_file.h"
 
 namespace hn::compat {
 
-YAML::Node load_yaml_text(const std::string& text, const std::string& source_name) {
+namespace {
+
+InputError parse_error(const YAML::Exception& e, const std::string& source_name) {
+  const bool parser = dynamic_cast<const YAML::ParserException*>(&e) != nullptr;
+  return InputError(source_name, e.mark.line + 1, e.mark.column + 1, "",
+                    parser ? "malformed YAML: " + e.msg : e.msg);
+}
+
+// Walks the parser's events (no node is built, and an alias is one event, so
+// anchors cannot make this walk explode) and throws on the second occurrence
+// of a key in one map. yaml-cpp keeps both pairs and every lookup returns the
+// first, so `min_memory_gib: 1` followed by `min_memory_gib: 100000` would
+// silently mean 1.
+class DuplicateKeyCheck final : public YAML::EventHandler {
+ public:
+  explicit DuplicateKeyCheck(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    stack_.clear();
+    document_lines_.push_back(mark.line + 1);
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    node(mark, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark, nullptr);
+    stack_.emplace_back(false);
+  }
+  void OnSequenceEnd() override { stack_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark, nullptr);
+    stack_.emplace_back(true);
+  }
+  void OnMapEnd() override { stack_.pop_back(); }
+
+  // 1-based line of each document's start, in order.
+  const std::vector<int>& document_lines() const { return document_lines_; }
+
+ private:
+  struct Frame {
+    explicit Frame(bool is_map) : map(is_map) {}
+    bool map;
+    bool want_key = true;             // map: the next node is a key
+    std::string key;                  // map: the key whose value is being read
+    std::size_t index = 0;            // sequence: the element being read
+    std::size_t count = 0;            // sequence: elements seen
+    std::map<std::string, int> keys;  // map: scalar key -> its line
+  };
+
+  // A node starts inside the innermost container: a map key, a map value or
+  // a list element.
+  void node(const YAML::Mark& mark, const std::string* scalar) {
+    if (stack_.empty()) return;
+    Frame& f = stack_.back();
+    if (!f.map) {
+      f.index = f.count++;
+      return;
+    }
+    if (!f.want_key) {
+      f.want_key = true;
+      return;
+    }
+    f.want_key = false;
+    f.key = scalar ? *scalar : "?";
+    if (!scalar) return;  // a complex key: nothing of ours uses them
+    auto [it, inserted] = f.keys.emplace(*scalar, mark.line + 1);
+    if (!inserted)
+      throw InputError(source_, mark.line + 1, mark.column + 1, path(),
+                       "duplicate key '" + *scalar + "' (first at line " +
+                           std::to_string(it->second) + "); give each key once");
+  }
+
+  std::string path() const {
+    std::string p;
+    for (const auto& f : stack_) {
+      if (f.map)
+        p += (p.empty() ? "" : ".") + f.key;
+      else
+        p += "[" + std::to_string(f.index) + "]";
+    }
+    return p;
+  }
+
+  const std::string& source_;
+  std::vector<Frame> stack_;
+  std::vector<int> document_lines_;
+};
+
+}  // namespace
+
+std::vector<YAML::Node> load_yaml_documents(const std::string& text,
+                                            const std::string& source_name,
+                                            std::vector<int>* document_lines) {
   try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(source_name, e.mark.line + 1, e.mark.column + 1, "",
-                     "malformed YAML: " + e.msg);
+    DuplicateKeyCheck check(source_name);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(check)) {
+    }
+    if (document_lines) *document_lines = check.document_lines();
+    return YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(source_name, e.mark.line + 1, e.mark.column + 1, "", e.msg);
+    throw parse_error(e, source_name);
   }
 }
 
+YAML::Node load_yaml_text(const std::string& text, const std::string& source_name) {
+  std::vector<int> lines;
+  std::vector<YAML::Node> docs = load_yaml_documents(text, source_name, &lines);
+  // Everything after the first document would be silently ignored, so a
+  // second one is an error; an empty one (a trailing `---`) holds nothing.
+  for (std::size_t i = 1; i < docs.size(); ++i)
+    if (!docs[i].IsNull())
+      throw InputError(source_name, i < lines.size() ? lines[i] : 0, 0, "",
+                       "a second YAML document (after '---'): this file holds exactly one "
+                       "document; remove the '---' separator or split the file");
+  return docs.empty() ? YAML::Node() : docs[0];
+}
+
 YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, 0, "", "read failed");
-  return load_yaml_text(ss.str(), path);
+  return load_yaml_text(read_text_file(path), path);
 }
 
 std::pair<int, int> yaml_position(const YAML::Node& node) {
@@ -61,15 +173,19 @@ long long yaml_int(const YAML::Node& n, const std::string& source, const std::st
                    long long min, long long max) {
   if (!n.IsScalar()) throw_at(n, source, field, "expected an integer, got " + describe(n));
   const std::string& s = n.Scalar();
+  // Decimal only: base 0 would read 010 as 8 and 0x10 as 16, and YAML 1.2
+  // has no octal without 0o; a sign, then digits, nothing else.
   long long v = 0;
-  size_t used = 0;
-  try {
-    v = std::stoll(s, &used, 0);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size())
-    throw_at(n, source, field, "expected an integer, got '" + s + "'");
+  const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const char* last = s.data() + s.size();
+  auto [end, ec] = std::from_chars(first, last, v, 10);
+  if (first == last || (*first == '-' && first != s.data()) || end != last ||
+      ec == std::errc::invalid_argument)
+    throw_at(n, source, field, "expected an integer, got '" + s + "' (decimal digits only)");
+  if (ec == std::errc::result_out_of_range)
+    throw_at(n, source, field,
+             "value " + s + " is out of range [" + std::to_string(min) + ", " +
+                 std::to_string(max) + "]");
   if (v < min || v > max)
     throw_at(n, source, field,
              "value " + s + " is out of range [" + std::to_string(min) + ", " +
@@ -80,14 +196,14 @@ long long yaml_int(const YAML::Node& n, const std::string& source, const std::st
 double yaml_number(const YAML::Node& n, const std::string& source, const std::string& field) {
   if (!n.IsScalar()) throw_at(n, source, field, "expected a number, got " + describe(n));
   const std::string& s = n.Scalar();
+  // Decimal (or exponent) notation only: strtod would also take hex floats
+  // and leading spaces.
   double v = 0;
-  size_t used = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size() || !std::isfinite(v))
+  const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const char* last = s.data() + s.size();
+  auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
+  if (first == last || (*first == '-' && first != s.data()) || end != last ||
+      ec != std::errc() || !std::isfinite(v))
     throw_at(n, source, field, "expected a number, got '" + s + "'");
   return v;
 }

@@ -16,9 +16,20 @@
 
 namespace hn::compat {
 
-// Parses text. Throws InputError with the parser's line on malformed YAML.
+// Every document of a YAML stream (Kubernetes manifests hold several).
+// Throws InputError with the parser's line on malformed YAML, and on a key
+// given twice in one map (yaml-cpp would keep the first and ignore the other)
+// naming both lines. document_lines, when given, receives each document's
+// first line.
+std::vector<YAML::Node> load_yaml_documents(const std::string& text,
+                                            const std::string& source_name,
+                                            std::vector<int>* document_lines = nullptr);
+// Parses a single-document file (profiles, snapshots, matrices, op lists):
+// as load_yaml_documents, and a second non-empty document is an InputError
+// (a trailing empty one, "---" at the end, is fine). Empty text is a null node.
 YAML::Node load_yaml_text(const std::string& text, const std::string& source_name);
-// Reads and parses a file. Throws InputError when it is missing or unreadable.
+// Reads (compat::read_text_file: regular files only, size-capped) and parses
+// a file. Throws InputError when it is missing, unreadable or malformed.
 YAML::Node load_yaml_file(const std::string& path);
 
 // Location of a node: (line, column), 1-based; (0, 0) when unknown.
@@ -27,7 +38,8 @@ std::pair<int, int> yaml_position(const YAML::Node& node);
 [[noreturn]] void throw_at(const YAML::Node& node, const std::string& source,
                            const std::string& field, const std::string& what);
 
-// Scalar conversions with field-named errors.
+// Scalar conversions with field-named errors. Integers are decimal only
+// (010 is ten, 0x10 an error); numbers are decimal or exponent notation.
 std::string yaml_string(const YAML::Node& n, const std::string& source, const std::string& field);
 long long yaml_int(const YAML::Node& n, const std::string& source, const std::string& field,
                    long long min, long long max);

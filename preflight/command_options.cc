@@ -32,11 +32,16 @@ void add_timeout_option(po::options_description& d, double default_seconds) {
 }
 
 std::chrono::milliseconds timeout_from(const po::variables_map& vm) {
+  // Deadlines are whole milliseconds. Truncating would turn 0.0001 into a
+  // zero deadline that fails every probe at once, so anything under 1 ms is
+  // refused and the rest is rounded up (0.0015 -> 2 ms), never down. The
+  // 1e-9 absorbs binary fractions: 0.001 * 1000 is 1 ms, not 2.
   double s = vm["timeout"].as<double>();
-  if (!(s > 0) || !std::isfinite(s) || s > 86400)
+  if (!std::isfinite(s) || !(s * 1000 >= 1 - 1e-9) || s > 86400)
     throw compat::InputError("command line", 0, 0, "--timeout",
-                             "must be a number of seconds in (0, 86400], got " + std::to_string(s));
-  return std::chrono::milliseconds(static_cast<long long>(s * 1000));
+                             "must be a number of seconds in [0.001, 86400] (at least 1 ms), got " +
+                                 std::to_string(s));
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(s * 1000 - 1e-9)));
 }
 
 }  // namespace hn::preflight

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 #include <iostream>
 
 #include "compat/input_error.h"
@@ -27,6 +28,11 @@ constexpr Format kFormats[] = {
 };
 }  // namespace
 
+void check_output_path(const std::string& option, const std::string& path) {
+  if (std::string why = reports::output_path_problem(path); !why.empty())
+    throw compat::InputError("command line", 0, 0, option, why);
+}
+
 void check_output_options(const boost::program_options::variables_map& vm) {
   int on_stdout = 0;
   for (const auto& f : kFormats)
@@ -35,19 +41,19 @@ void check_output_options(const boost::program_options::variables_map& vm) {
     throw compat::InputError("command line", 0, 0, "",
                              "only one of --json, --junit, --ctrf can write to stdout ('-')");
   for (const auto& f : kFormats)
-    if (vm.count(f.option) && vm[f.option].as<std::string>().empty())
-      throw compat::InputError("command line", 0, 0, std::string("--") + f.option,
-                               "needs a file path or '-'");
+    if (vm.count(f.option))
+      check_output_path(std::string("--") + f.option, vm[f.option].as<std::string>());
 }
 
 void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
-                 bool stdout_taken) {
-  for (const auto& f : kFormats) {
-    if (!vm.count(f.option)) continue;
-    const std::string& path = vm[f.option].as<std::string>();
-    stdout_taken = stdout_taken || path == "-";
-    reports::write_output(path, f.render(report));
-  }
+                 bool stdout_taken, const std::vector<ExtraOutput>& extra) {
+  std::vector<ExtraOutput> files;
+  for (const auto& f : kFormats)
+    if (vm.count(f.option)) files.push_back({vm[f.option].as<std::string>(), f.render(report)});
+  files.insert(files.end(), extra.begin(), extra.end());
+  for (const auto& f : files) stdout_taken = stdout_taken || f.path == "-";
+
+  // The text first: the results are on the terminal whatever happens to the files.
   bool quiet = vm.count("quiet") && vm["quiet"].as<bool>();
   reports::TextOptions opts;
   opts.verbose = vm.count("verbose") && vm["verbose"].as<bool>();
@@ -57,6 +63,16 @@ void emit_report(const reports::Report& report, const boost::program_options::va
   opts.only_problems = quiet;
   os << reports::render_text(report, opts);
   os.flush();
+
+  std::string failures;
+  for (const auto& f : files) {
+    try {
+      reports::write_output(f.path, f.content);
+    } catch (const std::exception& e) {
+      failures += (failures.empty() ? "" : "; ") + std::string(e.what());
+    }
+  }
+  if (!failures.empty()) throw std::runtime_error(failures);
 }
 
 std::string local_hostname() {

@@ -2,23 +2,43 @@
 // Writes a finished Report everywhere the user asked: the text report on the
 // terminal, and --json/--junit/--ctrf files (atomically; "-" is stdout). When
 // a machine format claims stdout, the text report moves to stderr so the
-// machine output stays parseable. Returns nothing; throws std::runtime_error
-// when a file cannot be written (the caller maps that to exit 3).
+// machine output stays parseable. Output paths are checked before any work
+// (check_output_options / check_output_path, exit 2), and the text report is
+// printed before any file is written, so a write that still fails late (disk
+// full, a directory removed meanwhile) never hides the results; that failure
+// is a std::runtime_error (the caller maps it to exit 3).
 
 #include <boost/program_options.hpp>
+#include <string>
+#include <vector>
 
 #include "reports/finding.h"
 
 namespace hn::preflight {
 
 // Validates the output options before any work is done: two formats on "-"
-// is a usage error (compat::InputError).
+// is a usage error, and so is every --json/--junit/--ctrf path that cannot be
+// written (check_output_path). Throws compat::InputError.
 void check_output_options(const boost::program_options::variables_map& vm);
 
-// `stdout_taken`: the command itself writes to stdout (e.g. translate --out -),
-// so the text report goes to stderr.
+// Throws compat::InputError (field = option, e.g. "--out") when path cannot
+// be written: empty, a directory, a missing or non-writable parent directory
+// (reports::output_path_problem). "-" (stdout) is always fine.
+void check_output_path(const std::string& option, const std::string& path);
+
+// A file the command writes besides the report formats (ops --csv,
+// translate --out); "-" is stdout.
+struct ExtraOutput {
+  std::string path;
+  std::string content;
+};
+
+// Prints the text report, then writes the report formats and `extra`. Every
+// file is attempted; then a std::runtime_error names each one that failed.
+// `stdout_taken`: the command itself writes to stdout, so the text report
+// goes to stderr (implied by an extra output on "-").
 void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
-                 bool stdout_taken = false);
+                 bool stdout_taken = false, const std::vector<ExtraOutput>& extra = {});
 
 std::string local_hostname();
 std::int64_t unix_ms_now();

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "compat/text_file.h"
-#include "compat/units.h"
 #include "probes/embedded_profiles.h"
+#include "probes/profile_storage.h"
 #include "compat/yaml_input.h"
 
 namespace hn::probes {
@@ -127,137 +127,6 @@ NodeSpec parse_node(const YAML::Node& node, const std::string& src, const std::s
   return n;
 }
 
-LatencyLimits parse_limits(YamlMap m, LatencyLimits base) {
-  auto num = [&](const char* key, std::optional<double>& out) {
-    if (auto v = m.opt_number(key)) {
-      if (*v <= 0) compat::throw_at(m.get(key), m.source(), m.field(key), "must be positive");
-      out = *v;
-    }
-  };
-  num("p50_ms", base.p50_ms);
-  num("p90_ms", base.p90_ms);
-  num("p99_ms", base.p99_ms);
-  num("p999_ms", base.p999_ms);
-  num("max_ms", base.max_ms);
-  num("tail_ratio", base.tail_ratio);
-  num("write_mbps", base.write_mbps);
-  num("read_mbps", base.read_mbps);
-  m.finish();
-  return base;
-}
-
-std::uint64_t size_field(YamlMap& m, const char* key, std::uint64_t fallback) {
-  YAML::Node n = m.get(key);
-  if (!n.IsDefined() || n.IsNull()) return fallback;
-  std::string text = compat::yaml_string(n, m.source(), m.field(key));
-  try {
-    std::uint64_t v = compat::parse_size(text);
-    if (v == 0) compat::throw_at(n, m.source(), m.field(key), "must be greater than zero");
-    return v;
-  } catch (const std::invalid_argument& e) {
-    compat::throw_at(n, m.source(), m.field(key), e.what());
-  }
-}
-
-JitterSpec parse_jitter(YamlMap m) {
-  JitterSpec j;
-  j.block_bytes = size_field(m, "block", j.block_bytes);
-  if (auto v = m.opt_number("duration_s")) {
-    if (*v <= 0 || *v > 3600)
-      compat::throw_at(m.get("duration_s"), m.source(), m.field("duration_s"),
-                       "must be in (0, 3600] seconds");
-    j.duration_s = *v;
-  }
-  j.max_bytes = size_field(m, "max_bytes", j.max_bytes);
-  if (auto v = m.opt_int("threads", 1, 256)) j.threads = static_cast<int>(*v);
-  if (auto v = m.opt_string("sync")) {
-    if (*v != "fsync" && *v != "dsync")
-      compat::throw_at(m.get("sync"), m.source(), m.field("sync"),
-                       "expected fsync or dsync, got '" + *v + "'");
-    j.sync = *v;
-  }
-  if (m.has("workloads")) {
-    j.workloads = m.string_list("workloads");
-    static const std::set<std::string> kKnown = {"sync_write", "random_read", "metadata",
-                                                 "checkpoint"};
-    for (size_t i = 0; i < j.workloads.size(); ++i)
-      if (!kKnown.count(j.workloads[i]))
-        compat::throw_at(m.get("workloads"), m.source(), idx(m.field("workloads"), i),
-                         "unknown workload '" + j.workloads[i] +
-                             "' (expected sync_write, random_read, metadata, checkpoint)");
-  }
-  j.checkpoint_bytes = size_field(m, "checkpoint_size", j.checkpoint_bytes);
-  if (auto v = m.opt_number("checkpoint_estimate_gib")) {
-    if (*v <= 0)
-      compat::throw_at(m.get("checkpoint_estimate_gib"), m.source(),
-                       m.field("checkpoint_estimate_gib"), "must be positive");
-    j.checkpoint_estimate_gib = *v;
-  }
-  j.read_file_bytes = size_field(m, "read_file_size", j.read_file_bytes);
-  if (j.block_bytes > (64ull << 20))
-    compat::throw_at(m.get("block"), m.source(), m.field("block"), "must be at most 64MiB");
-  if (j.read_file_bytes < j.block_bytes)
-    compat::throw_at(m.get("read_file_size"), m.source(), m.field("read_file_size"),
-                     "must be at least one block (" + std::to_string(j.block_bytes) + " bytes)");
-  if (YAML::Node w = m.get("warn"); w.IsDefined()) j.warn = parse_limits(YamlMap(w, m.source(), m.field("warn")), j.warn);
-  if (YAML::Node f = m.get("fail"); f.IsDefined()) j.fail = parse_limits(YamlMap(f, m.source(), m.field("fail")), j.fail);
-  m.finish();
-  return j;
-}
-
-MountSpec parse_mount(const YAML::Node& node, const std::string& src, const std::string& path) {
-  YamlMap m(node, src, path);
-  MountSpec s;
-  s.line = compat::yaml_position(node).first;
-  s.path = m.req_string("path");
-  if (s.path.empty() || s.path[0] != '/')
-    compat::throw_at(m.get("path"), src, m.field("path"), "must be an absolute path");
-  s.fstypes = m.string_list("fstype");
-  if (YAML::Node o = m.get("options"); o.IsDefined() && !o.IsNull()) {
-    YamlMap om(o, src, m.field("options"));
-    s.require_options = om.string_list("require");
-    s.forbid_options = om.string_list("forbid");
-    om.finish();
-  }
-  s.source = m.opt_string("source").value_or("");
-  if (auto v = m.opt_number("min_free_gib")) {
-    if (*v < 0) compat::throw_at(m.get("min_free_gib"), src, m.field("min_free_gib"), "must not be negative");
-    s.min_free_gib = *v;
-  }
-  if (auto v = m.opt_int("min_free_inodes", 0, INT64_MAX)) s.min_free_inodes = *v;
-  s.probe_dir = m.opt_string("probe_dir").value_or(s.path);
-  s.jitter = m.opt_bool("jitter").value_or(true);
-  s.mountpoint = m.opt_bool("mountpoint").value_or(true);
-  if (auto v = m.opt_number("timeout_s")) {
-    if (*v <= 0 || *v > 3600)
-      compat::throw_at(m.get("timeout_s"), src, m.field("timeout_s"), "must be in (0, 3600] seconds");
-    s.timeout_s = *v;
-  }
-  if (s.probe_dir.empty() || s.probe_dir[0] != '/')
-    compat::throw_at(m.get("probe_dir"), src, m.field("probe_dir"), "must be an absolute path");
-  m.finish();
-  return s;
-}
-
-StorageSpec parse_storage(YamlMap m) {
-  StorageSpec s;
-  YAML::Node mounts = m.get("mounts");
-  require_sequence(mounts, m.source(), m.field("mounts"));
-  std::set<std::string> seen;
-  for (size_t i = 0; mounts.IsSequence() && i < mounts.size(); ++i) {
-    s.mounts.push_back(parse_mount(mounts[i], m.source(), idx(m.field("mounts"), i)));
-    if (!seen.insert(s.mounts.back().path).second)
-      compat::throw_at(mounts[i], m.source(), idx(m.field("mounts"), i),
-                       "mount path '" + s.mounts.back().path + "' is listed twice");
-  }
-  if (YAML::Node j = m.get("jitter"); j.IsDefined() && !j.IsNull()) {
-    s.jitter = parse_jitter(YamlMap(j, m.source(), m.field("jitter")));
-    s.jitter_declared = true;
-  }
-  m.finish();
-  return s;
-}
-
 PhysicalSpec parse_physical(YamlMap m) {
   PhysicalSpec p;
   if (YAML::Node a = m.get("accelerators"); a.IsDefined() && !a.IsNull()) {
@@ -272,8 +141,20 @@ PhysicalSpec parse_physical(YamlMap m) {
     am.finish();
     p.accelerators = spec;
   }
-  p.max_temp_c = m.opt_number("max_temp_c");
-  p.min_memory_gib = m.opt_number("min_memory_gib");
+  // A limit outside these ranges is a typo or a unit mix-up (Kelvin, MiB),
+  // and would make the check meaningless (always FAIL or always PASS).
+  if (auto v = m.opt_number("max_temp_c")) {
+    if (*v <= 0 || *v > 150)
+      compat::throw_at(m.get("max_temp_c"), m.source(), m.field("max_temp_c"),
+                       "must be in (0, 150] degrees Celsius");
+    p.max_temp_c = v;
+  }
+  if (auto v = m.opt_number("min_memory_gib")) {
+    if (*v < 0 || *v > 1048576)
+      compat::throw_at(m.get("min_memory_gib"), m.source(), m.field("min_memory_gib"),
+                       "must be in [0, 1048576] GiB");
+    p.min_memory_gib = v;
+  }
   if (auto v = m.opt_int("min_cpus", 1, 1 << 20)) p.min_cpus = static_cast<int>(*v);
   m.finish();
   return p;
@@ -376,7 +257,7 @@ Profile parse_profile(const std::string& text, const std::string& source_name) {
   require_sequence(planes, source_name, "planes");
   for (size_t i = 0; planes.IsSequence() && i < planes.size(); ++i)
     p.planes.push_back(parse_plane(planes[i], source_name, idx("planes", i)));
-  if (YAML::Node s = m.get("storage"); s.IsDefined()) p.storage = parse_storage(YamlMap(s, source_name, "storage"));
+  if (YAML::Node s = m.get("storage"); s.IsDefined()) p.storage = parse_storage_spec(YamlMap(s, source_name, "storage"));
   if (YAML::Node s = m.get("physical"); s.IsDefined()) p.physical = parse_physical(YamlMap(s, source_name, "physical"));
   if (YAML::Node s = m.get("comm"); s.IsDefined()) p.comm = parse_comm(YamlMap(s, source_name, "comm"));
   if (YAML::Node s = m.get("topology"); s.IsDefined()) p.domains = parse_topology(YamlMap(s, source_name, "topology"));

@@ -54,17 +54,29 @@ Snapshot parse_snapshot(const std::string& text, const std::string& source_name)
   if (!root.IsMap())
     throw compat::InputError(source_name, 0, 0, "", "not a snapshot (expected a YAML map with version: 1)");
   compat::YamlMap m(root, source_name, "");
+  // Unknown keys first: a misspelt section ("physicl") is the cause of the
+  // missing one, and naming it is the useful message.
+  for (const char* key :
+       {"version", "hostname", "captured_at", "tool_version", "physical", "netplane", "storage"})
+    m.has(key);
+  m.finish();
   Snapshot s;
   s.version = static_cast<int>(compat::yaml_int(m.required("version"), source_name, "version", 1, 1));
   s.hostname = m.opt_string("hostname").value_or("");
   s.captured_at = m.opt_string("captured_at").value_or("");
   s.tool_version = m.opt_string("tool_version").value_or("");
-  if (YAML::Node p = m.get("physical"); p.IsDefined())
-    s.physical = stack::physical::inventory_from_yaml(p, source_name, "physical");
-  if (YAML::Node n = m.get("netplane"); n.IsDefined())
-    s.netplane = stack::netplane::net_state_from_yaml(n, source_name, "netplane");
-  if (YAML::Node st = m.get("storage"); st.IsDefined())
-    s.mounts = stack::physical::mounts_from_yaml(st, source_name, "storage");
+  // `hnprecheck snapshot` always writes these three sections (and the memory
+  // reading); without them a replay would judge an empty node (no NICs, 0 GiB
+  // of memory) instead of saying the file is not a snapshot. An empty
+  // section written on purpose (`netplane: {}`, `storage: {mounts: []}`) is fine.
+  const YAML::Node physical = m.required("physical");
+  s.physical = stack::physical::inventory_from_yaml(physical, source_name, "physical");
+  if (!physical["memory"])  // a map by now
+    compat::throw_at(physical, source_name, "physical.memory",
+                     "missing required field (total_kib, available_kib)");
+  s.netplane =
+      stack::netplane::net_state_from_yaml(m.required("netplane"), source_name, "netplane");
+  s.mounts = stack::physical::mounts_from_yaml(m.required("storage"), source_name, "storage");
   m.finish();
   return s;
 }

@@ -10,7 +10,11 @@
 //   netplane: {...}   stack/l6_netplane/snapshot_yaml.h
 //   storage: {...}    stack/l7_physical/storage_yaml.h (the mount table only:
 //                     capturing never touches a mounted file system)
-// Loading rejects unknown keys and a version other than 1 (compat::InputError).
+// Loading rejects unknown keys, a version other than 1, a missing physical
+// (with its memory), netplane or storage section, and values that cannot be
+// real: addresses, prefixes, gateways and prefix lengths per family, link
+// and RDMA port states, link layers, GID types (compat::InputError naming
+// file:line and the field, exit 2).
 
 #include <string>
 

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -68,6 +69,11 @@ class TempFile {
   int fd_;
 };
 
+std::string parent_dir(const std::string& path) {
+  std::string::size_type slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
 void write_stdout(const std::string& content) {
   if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
       std::fflush(stdout) != 0)
@@ -75,6 +81,48 @@ void write_stdout(const std::string& content) {
 }
 
 }  // namespace
+
+std::string resolve_output_target(const std::string& path) {
+  if (char* real = ::realpath(path.c_str(), nullptr)) {
+    std::string out = real;
+    std::free(real);
+    return out;
+  }
+  // Nothing there yet. A dangling symlink still names where the file goes
+  // (as `echo > link` creates its target): follow the chain by hand, with
+  // the kernel's own hop limit.
+  std::string cur = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(cur.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+    std::string target(4096, '\0');
+    ssize_t n = ::readlink(cur.c_str(), target.data(), target.size());
+    if (n < 0) return cur;
+    target.resize(static_cast<std::size_t>(n));
+    cur = target.rfind('/', 0) == 0 ? target : parent_dir(cur) + "/" + target;
+  }
+  return cur;  // a loop: the write then fails with ELOOP and says so
+}
+
+std::string output_path_problem(const std::string& path) {
+  if (path == "-") return "";
+  if (path.empty()) return "needs a file path or '-'";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return path + " is a directory, expected a file path";
+    if (!S_ISREG(st.st_mode)) return "";  // a device or FIFO: written in place
+  }
+  if (path.back() == '/') return path + " names a directory, expected a file path";
+  const std::string dir = parent_dir(resolve_output_target(path));
+  struct stat ds {};
+  if (::stat(dir.c_str(), &ds) != 0)
+    return "cannot write " + path + ": directory " + dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(ds.st_mode)) return "cannot write " + path + ": " + dir + " is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return "cannot write " + path + ": directory " + dir + " is not writable: " +
+           std::strerror(errno);
+  return "";
+}
 
 void write_output(const std::string& path, const std::string& content) {
   if (path == "-") return write_stdout(content);
@@ -84,18 +132,25 @@ void write_output(const std::string& path, const std::string& content) {
   // written in place: renaming a file over it would destroy it, and as root
   // that means replacing /dev/null for every process on the machine.
   struct stat target {};
-  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) fail(path, "open", errno);
-    TempFile closer("", fd);  // no temp file here; only closes the descriptor
-    write_all(fd, content, path);
-    if (closer.close() != 0) fail(path, "close", errno);
-    return;
+  if (::stat(path.c_str(), &target) == 0) {
+    if (S_ISDIR(target.st_mode))
+      throw std::runtime_error("cannot write " + path + ": is a directory");
+    if (!S_ISREG(target.st_mode)) {
+      int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0) fail(path, "open", errno);
+      TempFile closer("", fd);  // no temp file here; only closes the descriptor
+      write_all(fd, content, path);
+      if (closer.close() != 0) fail(path, "close", errno);
+      return;
+    }
   }
 
-  std::string::size_type slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  // Through a symlink to the file it names: renaming over the link itself
+  // would turn it into a plain file and leave its target stale.
+  const std::string real = resolve_output_target(path);
+  std::string::size_type slash = real.rfind('/');
+  std::string dir = parent_dir(real);
+  std::string base = slash == std::string::npos ? real : real.substr(slash + 1);
   if (base.empty()) throw std::runtime_error("cannot write " + path + ": names a directory");
 
   // Hidden and named after the target, so a leftover (power loss) explains itself.
@@ -105,13 +160,13 @@ void write_output(const std::string& path, const std::string& content) {
   TempFile tmp(templ, fd);
 
   struct stat st {};
-  mode_t mode = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (st.st_mode & 07777)
-                                                                       : (0666 & ~current_umask());
+  mode_t mode = ::stat(real.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (st.st_mode & 07777)
+                                                                      : (0666 & ~current_umask());
   if (::fchmod(tmp.fd(), mode) != 0) fail(path, "chmod temp file", errno);
   write_all(tmp.fd(), content, path);
   if (::fsync(tmp.fd()) != 0) fail(path, "fsync", errno);
   if (tmp.close() != 0) fail(path, "close", errno);
-  if (::rename(tmp.path().c_str(), path.c_str()) != 0) fail(path, "rename", errno);
+  if (::rename(tmp.path().c_str(), real.c_str()) != 0) fail(path, "rename", errno);
   tmp.release();
 
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

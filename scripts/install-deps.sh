@@ -14,7 +14,8 @@ build_pkgs=(
   libonnx-dev libprotobuf-dev
 )
 # fuse3 + libfuse3-dev: the faultfs test file system (tests/support/faultfs)
-test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev)
+# libxml2-utils: xmllint, which checks the JUnit output is well-formed XML
+test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils)
 # fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
 bench_pkgs=(fio openmpi-bin libopenmpi-dev libgloo-dev iperf3 python3)
 

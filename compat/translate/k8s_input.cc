@@ -101,12 +101,9 @@ class Walker {
 }  // namespace
 
 std::vector<EnvEntry> parse_k8s_manifest_text(const std::string& text, const std::string& file) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, e.mark.column + 1, "", "malformed YAML: " + e.msg);
-  }
+  // Several documents are normal here (a Deployment and a Service); a key
+  // given twice in one map is not.
+  std::vector<YAML::Node> docs = load_yaml_documents(text, file);
   Walker w(file);
   for (const auto& d : docs) w.walk(d);
   return w.take();

@@ -13,6 +13,7 @@
 #include "preflight/command.h"
 #include "preflight/commands/bench_links.h"
 #include "preflight/commands/commands.h"
+#include "preflight/report_output.h"
 #include "probes/comm_bench.h"
 #include "reports/atomic_file.h"
 #include "stack/l3_comm/bootstrap.h"
@@ -129,7 +130,7 @@ Parsed parse_options(const po::variables_map& vm) {
     if (p.ring_bytes < 4096 || (p.ring_bytes & (p.ring_bytes - 1)))
       bad("--shm-ring", "must be a power of two >= 4KiB");
   }
-  if (vm.count("json")) p.json = vm["json"].as<std::string>();
+  if (vm.count("json")) check_output_path("--json", p.json = vm["json"].as<std::string>());
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include "compat/yaml_input.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
+#include "preflight/report_output.h"
 #include "probes/snapshot.h"
 #include "probes/snapshot_diff.h"
 #include "reports/atomic_file.h"
@@ -26,14 +27,9 @@ int run(const po::variables_map& vm) {
   if (!vm.count("a") || !vm.count("b"))
     throw compat::InputError("command line", 0, 0, "", "needs two snapshot files: diff A B");
   const std::string a = vm["a"].as<std::string>(), b = vm["b"].as<std::string>();
+  if (vm.count("json")) check_output_path("--json", vm["json"].as<std::string>());
   auto entries = probes::diff_snapshots(load_checked(a), load_checked(b), vm["volatile"].as<bool>());
 
-  if (vm.count("json")) {
-    nlohmann::json j = {{"a", a}, {"b", b}, {"differences", nlohmann::json::array()}};
-    for (const auto& e : entries)
-      j["differences"].push_back({{"entity", e.entity}, {"field", e.field}, {"a", e.a}, {"b", e.b}});
-    reports::write_output(vm["json"].as<std::string>(), j.dump(2) + "\n");
-  }
   std::ostream& os =
       vm.count("json") && vm["json"].as<std::string>() == "-" ? std::cerr : std::cout;
   size_t w_entity = 6, w_field = 5;
@@ -49,6 +45,14 @@ int run(const po::variables_map& vm) {
     os << entity << "  " << field << "  " << e.a << " -> " << e.b << "\n";
   }
   os << entries.size() << " difference(s)\n";
+  os.flush();
+  // Written after the text, so the differences are shown even if this fails.
+  if (vm.count("json")) {
+    nlohmann::json j = {{"a", a}, {"b", b}, {"differences", nlohmann::json::array()}};
+    for (const auto& e : entries)
+      j["differences"].push_back({{"entity", e.entity}, {"field", e.field}, {"a", e.a}, {"b", e.b}});
+    reports::write_output(vm["json"].as<std::string>(), j.dump(2) + "\n");
+  }
   return entries.empty() ? 0 : 1;
 }
 

@@ -92,6 +92,7 @@ int run(const po::variables_map& vm) {
       if (vm.count(o) && vm[o].as<std::string>() == "-")
         throw compat::InputError("command line", 0, 0, "--csv",
                                  std::string("--csv and --") + o + " cannot both write to stdout");
+  if (vm.count("csv")) check_output_path("--csv", vm["csv"].as<std::string>());
   if (!vm.count("model"))
     throw compat::InputError("command line", 0, 0, "",
                              "give at least one model: an .onnx file, a torch.profiler trace "
@@ -128,9 +129,10 @@ int run(const po::variables_map& vm) {
       {"example_matrix", matrix.example},
       {"mapping", mapping.source},
       {"files", files}}.dump();
+  std::vector<ExtraOutput> extra;
   if (vm.count("csv"))
-    reports::write_output(vm["csv"].as<std::string>(), reports::render_migration_csv(report));
-  emit_report(report, vm);
+    extra.push_back({vm["csv"].as<std::string>(), reports::render_migration_csv(report)});
+  emit_report(report, vm, false, extra);
   return reports::exit_code_for(report.findings, vm["strict"].as<bool>());
 }
 

@@ -5,6 +5,7 @@
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
+#include "preflight/report_output.h"
 #include "probes/snapshot.h"
 #include "reports/atomic_file.h"
 
@@ -15,8 +16,9 @@ namespace {
 int run(const po::variables_map& vm) {
   if (!vm.count("out"))
     throw compat::InputError("command line", 0, 0, "--out", "is required (a file path or '-')");
-  probes::Snapshot snap = probes::capture_snapshot(open_live_sources(), tool_version());
   const std::string& out = vm["out"].as<std::string>();
+  check_output_path("--out", out);  // before capturing, so a typo costs nothing
+  probes::Snapshot snap = probes::capture_snapshot(open_live_sources(), tool_version());
   reports::write_output(out, probes::snapshot_to_yaml(snap));
   if (out != "-")
     std::cerr << "snapshot of " << snap.hostname << " written to " << out << " ("

@@ -67,7 +67,7 @@ int run(const po::variables_map& vm) {
   check_output_options(vm);
   const bool check = vm["check"].as<bool>();
   const std::string out = opt(vm, "out");
-  if (vm.count("out") && out.empty()) usage("--out", "needs a file path or '-'");
+  if (vm.count("out")) check_output_path("--out", out);
   bool out_on_stdout = out == "-";
   for (const char* f : {"json", "junit", "ctrf"})
     if (out_on_stdout && opt(vm, f) == "-")
@@ -106,7 +106,6 @@ int run(const po::variables_map& vm) {
 
   std::string header = check ? "hnprecheck translate --check --to " + rules.to
                              : "hnprecheck translate --from " + rules.from + " --to " + rules.to;
-  if (!out.empty()) reports::write_output(out, tr::render_env_file(t, header));
 
   reports::Report report;
   report.tool_version = tool_version();
@@ -119,7 +118,9 @@ int run(const po::variables_map& vm) {
   report.findings = probes::translation_findings(t);
   report.extra_json["translation"] = probes::translation_json(t);
   report.finished_unix_ms = unix_ms_now();
-  emit_report(report, vm, out_on_stdout);
+  std::vector<ExtraOutput> extra;
+  if (!out.empty()) extra.push_back({out, tr::render_env_file(t, header)});
+  emit_report(report, vm, out_on_stdout, extra);
   return reports::exit_code_for(report.findings, vm["strict"].as<bool>());
 }
 

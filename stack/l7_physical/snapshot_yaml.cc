@@ -1,8 +1,11 @@
 #include "stack/l7_physical/snapshot_yaml.h"
 
+#include <arpa/inet.h>
+
 #include <charconv>
 #include <climits>
 #include <functional>
+#include <initializer_list>
 
 #include "compat/yaml_input.h"
 
@@ -178,12 +181,29 @@ std::uint64_t u64(YamlMap& m, std::string_view key) {
   return v;
 }
 
+// One of the values the live reader produces (or "" / absent). The probes
+// compare these strings ("up", "ACTIVE", "RoCE v2"), so a typo would
+// silently read as "not up" rather than as bad input.
+std::string one_of(YamlMap& m, std::string_view key, std::initializer_list<const char*> allowed) {
+  std::string v = str(m, key);
+  if (v.empty()) return v;
+  std::string list;
+  for (const char* a : allowed) {
+    if (v == a) return v;
+    list += (list.empty() ? "'" : ", '") + std::string(a) + "'";
+  }
+  compat::throw_at(m.get(key), m.source(), m.field(key),
+                   "unknown " + std::string(key) + " '" + v + "' (expected " + list + ")");
+}
+
 Link read_link(YamlMap& m) {
   Link l;
   l.name = m.req_string("name");
   l.ifindex = int_or(m, "ifindex", 0, INT_MAX, 0);
   l.admin_up = flag(m, "admin_up");
-  l.oper_state = str(m, "oper_state");
+  // RFC 2863 operstates as libnl names them.
+  l.oper_state = one_of(m, "oper_state", {"up", "down", "unknown", "dormant", "lowerlayerdown",
+                                          "notpresent", "testing"});
   l.carrier = flag(m, "carrier");
   l.mtu = int_or(m, "mtu", 0, INT_MAX, 0);
   l.mac = str(m, "mac");
@@ -196,7 +216,7 @@ Link read_link(YamlMap& m) {
   l.rx_packets = u64(m, "rx_packets");
   l.tx_packets = u64(m, "tx_packets");
   l.speed_mbps = opt_int(m, "speed_mbps", 0, INT_MAX);
-  l.duplex = str(m, "duplex");
+  l.duplex = one_of(m, "duplex", {"full", "half"});
   l.driver = str(m, "driver");
   l.pci_address = str(m, "pci_address");
   l.numa_node = opt_int(m, "numa_node", 0, INT_MAX);
@@ -215,8 +235,10 @@ RdmaInventory read_rdma(YamlMap& m) {
     for_each_map(dm, "ports", [&](YamlMap& pm) {
       RdmaPort p;
       p.port = req_int(pm, "port", 0, 255);
-      p.state = str(pm, "state");
-      p.link_layer = str(pm, "link_layer");
+      // ibv_port_state_str() upper-cased, spaces as '_' (live_rdma.cc).
+      p.state = one_of(pm, "state", {"ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER",
+                                     "NO_STATE_CHANGE_(NOP)", "UNKNOWN"});
+      p.link_layer = one_of(pm, "link_layer", {"Ethernet", "InfiniBand"});
       p.active_mtu = int_or(pm, "active_mtu", 0, 1 << 20, 0);
       p.rate = str(pm, "rate");
       p.netdev = str(pm, "netdev");
@@ -224,7 +246,12 @@ RdmaInventory read_rdma(YamlMap& m) {
         RdmaGid g;
         g.index = req_int(gm, "index", 0, INT_MAX);
         g.gid = gm.req_string("gid");
-        g.type = str(gm, "type");
+        in6_addr raw{};
+        if (inet_pton(AF_INET6, g.gid.c_str(), &raw) != 1)
+          compat::throw_at(gm.get("gid"), gm.source(), gm.field("gid"),
+                           "'" + g.gid + "' is not a GID (eight groups of four hex digits)");
+        // sysfs gid_attrs/types.
+        g.type = one_of(gm, "type", {"RoCE v2", "IB/RoCE v1", "RoCE v1"});
         g.netdev = str(gm, "netdev");
         p.gids.push_back(std::move(g));
       });

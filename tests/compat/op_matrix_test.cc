@@ -5,6 +5,7 @@
 #include "compat/builtin_ops.h"
 #include "compat/input_error.h"
 #include "compat/op_matrix.h"
+#include "tests/support/readme_blocks.h"
 
 using namespace hn::compat;
 
@@ -25,6 +26,19 @@ TEST_CASE("matrix: every shipped matrix parses, examples say they are examples")
   }
   CHECK_THROWS_WITH(builtin_matrix("ascend"),
                     Catch::Contains("built in: reference-cpu, example-npu"));
+}
+
+TEST_CASE("matrix: the operator matrix examples in README.md parse") {
+  int matrices = 0;
+  for (const auto& b : hn::test::fenced_blocks(HN_SOURCE_DIR "/README.md", "yaml")) {
+    // Matrices have a top-level backend:; profiles are checked in profile_test.
+    if (b.text.rfind("version: 1\n", 0) != 0 || b.text.find("\nbackend:") == std::string::npos)
+      continue;
+    INFO("README.md line " << b.line);
+    CHECK_NOTHROW(parse_op_matrix(b.text, "README.md"));
+    ++matrices;
+  }
+  CHECK(matrices >= 1);
 }
 
 TEST_CASE("matrix: entries with dtypes, constraints, replacement and notes") {

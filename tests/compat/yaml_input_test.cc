@@ -64,3 +64,62 @@ TEST_CASE("a missing file is an InputError naming the path") {
   CHECK_THROWS_WITH(hn::compat::load_yaml_file("/nonexistent/p.yaml"),
                     Catch::Contains("/nonexistent/p.yaml: cannot open"));
 }
+
+TEST_CASE("a key given twice in one map is rejected with both lines") {
+  try {
+    doc("version: 1\nphysical:\n  min_memory_gib: 1\n  min_memory_gib: 100000\n");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.line() == 4);
+    CHECK(e.field() == "physical.min_memory_gib");
+    CHECK_THAT(e.what(), Catch::Contains("duplicate key 'min_memory_gib' (first at line 3)"));
+  }
+  // Inside lists and flow maps too; the same key in two different maps is fine.
+  CHECK_THROWS_WITH(doc("planes:\n  - {name: a, name: b}\n"),
+                    Catch::Contains("t.yaml:2:") && Catch::Contains("planes[0].name") &&
+                        Catch::Contains("duplicate key 'name'"));
+  CHECK_NOTHROW(doc("planes:\n  - {name: a}\n  - {name: b}\nnodes: [{name: a}]\n"));
+  // Aliases are walked as one event, not expanded.
+  CHECK_NOTHROW(doc("a: &x {k: 1}\nb: *x\nc: *x\n"));
+}
+
+TEST_CASE("a second YAML document is rejected and an empty trailing one is fine") {
+  try {
+    doc("version: 1\n---\nversion: 1\nphysical: {min_memory_gib: 1}\n");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.line() == 2);
+    CHECK_THAT(e.what(), Catch::Contains("second YAML document"));
+  }
+  CHECK(doc("version: 1\n---\n")["version"].as<int>() == 1);
+  CHECK(doc("---\nversion: 1\n...\n")["version"].as<int>() == 1);
+  CHECK(doc("").IsNull());
+  // A stream of several documents is read whole where several are expected.
+  auto docs = hn::compat::load_yaml_documents("a: 1\n---\nb: 2\n", "t.yaml");
+  REQUIRE(docs.size() == 2);
+  CHECK(docs[1]["b"].as<int>() == 2);
+  CHECK_THROWS_WITH(hn::compat::load_yaml_documents("a: 1\n---\nb: 2\nb: 3\n", "t.yaml"),
+                    Catch::Contains("t.yaml:4:") && Catch::Contains("duplicate key 'b'"));
+}
+
+TEST_CASE("integers are decimal only and numbers take no hex") {
+  YamlMap m(doc("a: 010\nb: 0x10\nc: -7\nd: +8\ne: 1_000\nf: 0o10\ng: 1e3\nh: 0x1p4\ni: ' 5'\n"),
+            "t.yaml", "");
+  CHECK(m.opt_int("a", 0, 100) == 10);
+  CHECK_THROWS_WITH(m.opt_int("b", 0, 100),
+                    Catch::Contains("expected an integer, got '0x10' (decimal digits only)"));
+  CHECK(m.opt_int("c", -10, 10) == -7);
+  CHECK(m.opt_int("d", 0, 10) == 8);
+  CHECK_THROWS_WITH(m.opt_int("e", 0, 10000), Catch::Contains("expected an integer"));
+  CHECK_THROWS_WITH(m.opt_int("f", 0, 100), Catch::Contains("expected an integer"));
+  CHECK(m.opt_number("g") == Approx(1000));
+  CHECK_THROWS_WITH(m.opt_number("h"), Catch::Contains("expected a number, got '0x1p4'"));
+  CHECK_THROWS_WITH(m.opt_int("i", 0, 10), Catch::Contains("expected an integer"));
+  YamlMap big(doc("x: 99999999999999999999\n"), "t.yaml", "");
+  CHECK_THROWS_WITH(big.opt_int("x", 0, 10), Catch::Contains("out of range [0, 10]"));
+}
+
+TEST_CASE("load_yaml_file refuses what is not a regular file") {
+  CHECK_THROWS_WITH(hn::compat::load_yaml_file("/dev/zero"),
+                    Catch::Contains("/dev/zero: is a character device"));
+}

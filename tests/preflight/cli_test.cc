@@ -187,6 +187,8 @@ TEST_CASE("cli: mount checks replay from a snapshot, the jitter run needs the li
   TempDir dir;
   std::string snap = dir.write("s.yaml", R"(version: 1
 hostname: node0
+physical: {memory: {total_kib: 16777216, available_kib: 8388608}}
+netplane: {}
 storage:
   mounts:
     - {path: /, fstype: ext4, source: /dev/vda, mount_id: 27, parent_id: 1}

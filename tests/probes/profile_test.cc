@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "compat/input_error.h"
+#include "tests/support/readme_blocks.h"
 
 using hn::compat::InputError;
 using hn::probes::parse_profile;
@@ -165,6 +166,27 @@ TEST_CASE("invalid profiles name file, line and field") {
        "  - {name: n0, nics: {b: eth1}}\n",
        5, "nodes.n0.nics: plane 'b' is not declared"},
       {"version: 1\nplanes: [1, 2\n", 3, "malformed YAML"},  // the parser notices at EOF
+      // Thresholds outside any sensible range (a sign slip, Kelvin, MiB).
+      {"version: 1\nphysical: {min_memory_gib: -5}\n", 2,
+       "physical.min_memory_gib: must be in [0, 1048576] GiB"},
+      {"version: 1\nphysical: {max_temp_c: -300}\n", 2,
+       "physical.max_temp_c: must be in (0, 150] degrees Celsius"},
+      {"version: 1\nphysical: {max_temp_c: 363}\n", 2, "(0, 150]"},
+      // A warn limit past its fail limit: the WARN band would be empty.
+      {"version: 1\nstorage:\n  jitter:\n    warn: {p99_ms: 200}\n", 4,
+       "storage.jitter.warn.p99_ms: warn.p99_ms (200) must be at most fail.p99_ms (100)"},
+      {"version: 1\nstorage:\n  jitter:\n    warn: {max_ms: 10}\n    fail: {max_ms: 5}\n", 4,
+       "warn.max_ms (10) must be at most fail.max_ms (5)"},
+      {"version: 1\nstorage:\n  jitter:\n    fail: {p999_ms: 40}\n", 4,
+       "storage.jitter.fail.p999_ms: warn.p999_ms (50) must be at most fail.p999_ms (40)"},
+      {"version: 1\nstorage:\n  jitter:\n    warn: {write_mbps: 100}\n    fail: {write_mbps: 500}\n",
+       4, "warn.write_mbps (100) must be at least fail.write_mbps (500)"},
+      // Every YAML input: a repeated key, a second document, non-decimal integers.
+      {"version: 1\nphysical:\n  min_memory_gib: 1\n  min_memory_gib: 100000\n", 4,
+       "physical.min_memory_gib: duplicate key 'min_memory_gib' (first at line 3)"},
+      {"version: 1\n---\nversion: 1\nphysical: {min_memory_gib: 1}\n", 2, "second YAML document"},
+      {"version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, vlan: 0x10}\n", 3,
+       "planes[0].vlan: expected an integer, got '0x10'"},
       {"", 0, "empty"},
   };
   for (const auto& c : cases) {
@@ -174,6 +196,34 @@ TEST_CASE("invalid profiles name file, line and field") {
     CHECK(e.line() == c.line);
     CHECK_THAT(std::string(e.what()), Catch::Contains(c.needle));
   }
+}
+
+TEST_CASE("valid thresholds and decimal integers are read as written") {
+  auto p = parse_profile(
+      "version: 1\nplanes:\n  - {name: a, type: parameter, nic: e, vlan: 010}\n"
+      "physical: {min_memory_gib: 0, max_temp_c: 150}\n"
+      "storage:\n  jitter:\n    warn: {p99_ms: 100, read_mbps: 100}\n    fail: {read_mbps: 100}\n"
+      "---\n",
+      "p.yaml");
+  CHECK(p.planes.at(0).vlan == 10);  // base 0 read 010 as 8
+  CHECK(p.physical.min_memory_gib == 0);
+  CHECK(p.physical.max_temp_c == 150);
+  CHECK(p.storage.jitter.warn.p99_ms == 100);  // equal to fail is allowed
+}
+
+TEST_CASE("every profile example in README.md parses") {
+  int profiles = 0;
+  for (const auto& b : hn::test::fenced_blocks(HN_SOURCE_DIR "/README.md", "yaml")) {
+    // Profiles start with `version: 1`; other formats (an operator matrix has
+    // a top-level backend:, a Kubernetes snippet starts otherwise) are
+    // checked by their own parsers' tests.
+    if (b.text.rfind("version: 1\n", 0) != 0 || b.text.find("\nbackend:") != std::string::npos)
+      continue;
+    INFO("README.md line " << b.line);
+    CHECK_NOTHROW(parse_profile(b.text, "README.md"));
+    ++profiles;
+  }
+  CHECK(profiles >= 2);
 }
 
 TEST_CASE("the README's planes example parses, with every plane key") {

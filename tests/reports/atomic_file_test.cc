@@ -68,15 +68,64 @@ TEST_CASE("write_output into a missing directory names the path and the error") 
                     Catch::Contains(path) && Catch::Contains("No such file or directory"));
 }
 
-TEST_CASE("a failed rename removes the temp file and leaves the target alone") {
+TEST_CASE("a directory at the path is refused, leaving it and no temp file behind") {
   hn::test::TempDir dir;
-  // A non-empty directory cannot be replaced by a file.
   dir.write("target/keep", "precious");
   std::string path = dir.path() + "/target";
-  CHECK_THROWS_WITH(write_output(path, "new"), Catch::Contains(path) && Catch::Contains("rename") &&
-                                                   Catch::Contains("Is a directory"));
+  CHECK_THROWS_WITH(write_output(path, "new"),
+                    Catch::Contains(path) && Catch::Contains("is a directory"));
   CHECK(entries(dir.path()) == std::vector<std::string>{"target"});
   CHECK(hn::test::read_file(path + "/keep") == "precious");
+}
+
+TEST_CASE("write_output writes through a symlink to the file it names") {
+  hn::test::TempDir dir;
+  std::string real = dir.write("data/real.json", "old\n");
+  REQUIRE(::chmod(real.c_str(), 0640) == 0);
+  std::string link = dir.path() + "/link.json";
+  REQUIRE(::symlink("data/real.json", link.c_str()) == 0);  // relative, into a subdir
+  write_output(link, "new\n");
+  struct stat st {};
+  REQUIRE(::lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));  // was replaced by a regular file before the fix
+  CHECK(hn::test::read_file(real) == "new\n");  // kept "old" before the fix
+  REQUIRE(::stat(real.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+  // The temp file was made next to the real file; nothing is left anywhere.
+  CHECK(entries(dir.path()) == std::vector<std::string>{"data", "link.json"});
+  CHECK(entries(dir.path() + "/data") == std::vector<std::string>{"real.json"});
+
+  // A chain of links, and a dangling one: the name it points at is created.
+  std::string link2 = dir.path() + "/link2.json";
+  REQUIRE(::symlink(link.c_str(), link2.c_str()) == 0);
+  write_output(link2, "newer\n");
+  CHECK(hn::test::read_file(real) == "newer\n");
+  std::string dangling = dir.path() + "/dangling.json";
+  REQUIRE(::symlink("data/created.json", dangling.c_str()) == 0);
+  write_output(dangling, "made\n");
+  CHECK(hn::test::read_file(dir.path() + "/data/created.json") == "made\n");
+  REQUIRE(::lstat(dangling.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(resolve_output_target(dangling) == dir.path() + "/data/created.json");
+}
+
+TEST_CASE("output_path_problem says why a path cannot be written, before any work") {
+  hn::test::TempDir dir;
+  CHECK(output_path_problem("-").empty());
+  CHECK(output_path_problem(dir.path() + "/new.json").empty());
+  CHECK(output_path_problem(dir.write("old.json", "x")).empty());
+  CHECK(output_path_problem("/dev/null").empty());
+  CHECK_THAT(output_path_problem(""), Catch::Contains("needs a file path"));
+  CHECK_THAT(output_path_problem(dir.path()), Catch::Contains("is a directory"));
+  CHECK_THAT(output_path_problem(dir.path() + "/sub/"), Catch::Contains("names a directory"));
+  CHECK_THAT(output_path_problem(dir.path() + "/no/x.json"),
+             Catch::Contains("directory " + dir.path() + "/no") &&
+                 Catch::Contains("No such file or directory"));
+  std::string file = dir.write("file", "x");
+  CHECK_THAT(output_path_problem(file + "/x.json"), Catch::Contains("is not a directory"));
+  std::string dangling = dir.path() + "/dangling";
+  REQUIRE(::symlink("missing-dir/x.json", dangling.c_str()) == 0);
+  CHECK_THAT(output_path_problem(dangling), Catch::Contains("missing-dir"));
 }
 
 TEST_CASE("write_output rejects a path that names a directory") {

@@ -115,7 +115,7 @@ Inventory tricky_strings() {
                         "`tick"}) {
     Link l;
     l.name = std::string("if-") + s;
-    l.oper_state = s;
+    l.oper_state = "up";  // an enum, checked on reading
     l.mac = s;
     l.kind = s;
     inv.links.push_back(l);
@@ -213,7 +213,7 @@ TEST_CASE("unknown keys are rejected by name with file and line", "[snapshot_yam
     try {
       parse(
           "rdma:\n  supported: true\n  devices:\n    - name: mlx5_0\n      ports:\n"
-          "        - port: 1\n          gids:\n            - {index: 0, gid: x, typ: x}\n");
+          "        - port: 1\n          gids:\n            - {index: 0, gid: \"fe80::1\", typ: x}\n");
       FAIL("expected InputError");
     } catch (const InputError& e) {
       CHECK(e.line() == 8);
