@@ -7,7 +7,8 @@
 #   shm4  4 ranks on this host, shared memory    Gloo has no shm: TCP loopback)
 #   tcp2  2 ranks in two network namespaces joined by a veth pair
 #         (Open MPI: --mca btl self,tcp, btl_tcp_if_include the veth subnet;
-#          iperf3 over the same veth is the link's limit)
+#          iperf3 over the same veth is the link's limit, measured one way
+#          and --bidir; see compare_report.py for which one compares)
 # Runs are interleaved (ours, MPI, Gloo, ours, ...) and the table reports
 # medians over REPEATS, so load from other processes hits every tool alike.
 # Prints the ratio table (ours/peer) and writes build/bench-compare.json.
@@ -100,12 +101,24 @@ gloo() {
   rm -rf "$store"
 }
 
+# iperf3 over the same veth, server in namespace A, client in B, 3 s each:
+# unidirectional (B -> A), and --bidir (both directions at once, one process
+# per side, like our ranks). Prints "uni_GBps bidir_per_direction_GBps"; the
+# per-direction figure is the mean of the two directions' received rates.
 iperf() {
-  ip netns exec $ns_a iperf3 -s -1 -B 10.77.0.1 -p 5201 >/dev/null 2>&1 &
-  sleep 0.3
-  ip netns exec $ns_b iperf3 -c 10.77.0.1 -p 5201 -t 3 -J >"$out/iperf-$1.json"
-  wait
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]/8e9)' "$out/iperf-$1.json"
+  local mode
+  for mode in uni bidir; do
+    ip netns exec $ns_a iperf3 -s -1 -B 10.77.0.1 -p 5201 >/dev/null 2>&1 &
+    sleep 0.3
+    ip netns exec $ns_b iperf3 -c 10.77.0.1 -p 5201 -t 3 -J $([ $mode = bidir ] && echo --bidir) \
+      >"$out/iperf-$mode-$1.json"
+    wait
+  done
+  python3 -c 'import json,sys
+uni = json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]
+b = json.load(open(sys.argv[2]))["end"]
+bidir = (b["sum_received"]["bits_per_second"] + b["sum_received_bidir_reverse"]["bits_per_second"]) / 2
+print(uni / 8e9, bidir / 8e9)' "$out/iperf-uni-$1.json" "$out/iperf-bidir-$1.json"
 }
 
 start=$(date +%s)
@@ -119,7 +132,9 @@ for rep in $(seq "$reps"); do
       done
     done
   done
-  echo "tcp2 iperf3 $rep 0 0 $(iperf "$rep") 0" >>"$out/results.txt"
+  read -r uni bidir < <(iperf "$rep")
+  echo "tcp2 iperf3 $rep 0 0 $uni 0" >>"$out/results.txt"
+  echo "tcp2 iperf3-bidir $rep 0 0 $bidir 0" >>"$out/results.txt"
   echo "compare.sh: repeat $rep of $reps done after $(( $(date +%s) - start )) s" >&2
 done
 python3 bench/compare_report.py "$out/results.txt" build/bench-compare.json

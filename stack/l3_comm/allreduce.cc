@@ -1,4 +1,5 @@
 // allreduce (ring, recursive doubling) and reduce_scatter (ring).
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -26,24 +27,56 @@ void copy_if_needed(void* dst, const void* src, std::size_t bytes) {
 
 // Reduce-scatter then allgather around the ring; every send after the first
 // is gated on the receive it forwards, so the whole thing is one pipeline.
+//
+// Large messages are cut into `slices` (ring_slice_bytes), each a full ring
+// of its own, and the steps are issued as a wavefront: step k of slice j goes
+// into the streams at position j + k, after step k-1 of slice j+1. So a block
+// is forwarded while the bytes just reduced into it are still in the cache
+// (one slice step later) instead of S/n bytes later, from DRAM; and the
+// stream never waits for a slice's own round trip, since the next slice's
+// ungated data is queued ahead. slices = 1 is the plain step-by-step ring.
 void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                     const Options& o) {
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t esz = op::dtype_size(o.dtype);
-  Blocks b(count, n, esz);
+  const std::size_t slice_bytes = ring_slice_bytes(c);
+  std::size_t slices = 1;
+  if (slice_bytes > 0) slices = std::max<std::size_t>(1, count * esz / slice_bytes);
+  // Element range of block b of slice j: slices split count evenly, blocks
+  // split each slice evenly (the first ones get the remainder).
+  auto range = [&](std::size_t j, int b, std::size_t& off, std::size_t& len) {
+    std::size_t s0 = count / slices * j + std::min(j, count % slices);
+    std::size_t sc = count / slices + (j < count % slices ? 1 : 0);
+    std::size_t base = sc / n, rem = sc % n, ub = static_cast<std::size_t>(b);
+    off = (s0 + base * ub + std::min(ub, rem)) * esz;
+    len = (base + (ub < rem ? 1 : 0)) * esz;
+  };
   Schedule& s = c.schedule(o.dtype, o.op);
-  int prev = -1;
-  for (int k = 0; k < n - 1; ++k) {
-    int sb = mod(r - k, n), rb = mod(r - k - 1, n);
-    const std::byte* src = k == 0 ? B(send) + b.off[sb] : B(recv) + b.off[sb];
-    s.send_gated(right, src, b.len[sb], prev);
-    prev = s.recv_reduce(left, B(recv) + b.off[rb], B(send) + b.off[rb], b.len[rb],
-                         k == n - 2 && o.op == ReduceOp::kAvg);
-  }
-  for (int k = 0; k < n - 1; ++k) {
-    int sb = mod(r + 1 - k, n), rb = mod(r - k, n);
-    s.send_gated(right, B(recv) + b.off[sb], b.len[sb], prev);
-    prev = s.recv(left, B(recv) + b.off[rb], b.len[rb]);
+  const int steps = 2 * (n - 1);
+  // prev[j]: the last receive of slice j (what its next send forwards).
+  std::vector<int>& prev = c.index_scratch(slices);
+  for (std::size_t t = 0; t < slices + steps - 1; ++t) {
+    for (int k = 0; k < steps; ++k) {
+      const std::size_t uk = static_cast<std::size_t>(k);
+      if (t < uk || t - uk >= slices) continue;
+      const std::size_t j = t - uk;
+      std::size_t so, sl, ro, rl;
+      if (k < n - 1) {  // reduce-scatter
+        const int sb = mod(r - k, n), rb = mod(r - k - 1, n);
+        range(j, sb, so, sl);
+        range(j, rb, ro, rl);
+        const std::byte* src = k == 0 ? B(send) + so : B(recv) + so;
+        s.send_gated(right, src, sl, k == 0 ? -1 : prev[j]);
+        prev[j] = s.recv_reduce(left, B(recv) + ro, B(send) + ro, rl,
+                                k == n - 2 && o.op == ReduceOp::kAvg);
+      } else {  // allgather
+        const int a = k - (n - 1), sb = mod(r + 1 - a, n), rb = mod(r - a, n);
+        range(j, sb, so, sl);
+        range(j, rb, ro, rl);
+        s.send_gated(right, B(recv) + so, sl, prev[j]);
+        prev[j] = s.recv(left, B(recv) + ro, rl);
+      }
+    }
   }
   c.run(s, "allreduce (ring)", o.timeout);
 }
@@ -146,6 +179,15 @@ Algorithm algorithm_from_string(std::string_view s) {
   if (s == "rd" || s == "tree" || s == "recursive-doubling") return Algorithm::kRecursiveDoubling;
   throw std::invalid_argument("unknown algorithm '" + std::string(s) +
                               "' (expected auto, ring or rd)");
+}
+
+std::size_t ring_slice_bytes(const Communicator& c) {
+  // Measured (README "Tuning"): 2 ranks over a veth, 1-256 MiB, busbw with
+  // slices of 64/128/256/512 KiB/1 MiB/none: 3.2-4.0 / 3.5-4.9 / 3.6-6.0 /
+  // 2.0-2.6 / 2.0-2.8 / 1.6-2.4 GB/s. Past 256 KiB a block outgrows the
+  // receive staging (tcp/pair.cc) and is reduced from DRAM again. shm rings
+  // already forward at piece granularity out of the cache.
+  return c.transport() == TransportKind::kShm ? 0 : std::size_t{256} << 10;
 }
 
 std::size_t latency_crossover_bytes(const Communicator& c) {

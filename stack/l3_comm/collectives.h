@@ -37,6 +37,11 @@ struct Options {
 // a binomial tree (broadcast, reduce). Measured; see README "Tuning".
 std::size_t latency_crossover_bytes(const Communicator& c);
 
+// Ring allreduce slice size (bytes) for this communicator's transport: the
+// ring runs on slices of about this size, pipelined as a wavefront; 0 = one
+// slice. Measured; see README "Tuning".
+std::size_t ring_slice_bytes(const Communicator& c);
+
 // recv[i] = op over ranks of send[i]. In place: send == recv.
 void allreduce(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o);
 // send holds size()*recv_count elements; rank r gets the reduction of block r.

@@ -82,6 +82,11 @@ class Communicator {
     schedule_.clear(t, o, opt_.world);
     return schedule_;
   }
+  // n ints of scratch, kept between calls (contents unspecified).
+  std::vector<int>& index_scratch(std::size_t n) {
+    index_scratch_.resize(n);
+    return index_scratch_;
+  }
   // A scratch buffer of at least `bytes`, kept between calls (slot 0..3).
   std::byte* scratch(int slot, std::size_t bytes) {
     auto& v = scratch_[slot];
@@ -104,6 +109,7 @@ class Communicator {
   Schedule schedule_;
   ErrorContext run_ctx_;
   std::vector<std::byte> scratch_[4];
+  std::vector<int> index_scratch_;
 };
 
 }  // namespace hn::stack::comm

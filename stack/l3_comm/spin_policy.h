@@ -4,9 +4,14 @@
 // rank that polls while its peer waits for the same core stalls both:
 //   bound to one CPU (mpirun/srun binding, our --local-ranks): poll hard,
 //     `bound_spin`, never yield (a yield hands the core to unrelated work);
-//   more local ranks than CPUs: poll while yielding (so a rank sharing the
-//     core runs), `shared_spin`, then sleep;
-//   unbound: poll while yielding for `unbound_spin`, then sleep.
+//   more local ranks than CPUs (oversubscribed): yield at once and keep
+//     yielding, `shared_spin`, then sleep. No pause-spin first: the peer we
+//     wait for is most likely waiting for our core, and every pause delays
+//     the switch to it (like Open MPI's yield_when_idle);
+//   unbound: pause-spin briefly, then poll while yielding for
+//     `unbound_spin`, then sleep.
+// The spin is bounded: after it the rank sleeps (futex doorbell / poll), so an
+// idle job costs no CPU and a deadline or a dead peer is still noticed.
 // HN_SPIN_US overrides the time (for measurements).
 
 #include <chrono>
@@ -16,9 +21,15 @@ namespace hn::stack::comm {
 struct SpinPolicy {
   std::chrono::microseconds spin{0};
   bool yield = true;
+  // Busy-wait iterations (cpu pause, ~10-40 ns each) before the first yield
+  // or clock read; catches a peer that is a few hundred ns behind on another
+  // core. 0 when oversubscribed.
+  int pauses = 0;
 };
 
+// local_ranks: ranks of the job on this host (1 when unknown). Never throws.
 SpinPolicy choose_spin_policy(int local_ranks, std::chrono::microseconds bound_spin,
-                              std::chrono::microseconds shared_spin, std::chrono::microseconds unbound_spin);
+                              std::chrono::microseconds shared_spin,
+                              std::chrono::microseconds unbound_spin);
 
 }  // namespace hn::stack::comm
