@@ -25,8 +25,8 @@ class InputError : public std::runtime_error {
   const std::string& field() const { return field_; }
 
  private:
-  static std::string format(const std::string& file, int line, int column,
-                            const std::string& field, const std::string& what) {
+  static std::string format(const std::string& file, int line, int column, const std::string& field,
+                            const std::string& what) {
     std::string s = file;
     if (line > 0) s += ":" + std::to_string(line);
     if (line > 0 && column > 0) s += ":" + std::to_string(column);

@@ -46,7 +46,8 @@ void check_dtype(const std::string& dtype, const std::string& file, int line, in
   if (std::find(known.begin(), known.end(), dtype) != known.end()) return;
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  throw InputError(file, line, col, field, "unknown dtype '" + dtype + "' (expected one of: " + list + ")");
+  throw InputError(file, line, col, field,
+                   "unknown dtype '" + dtype + "' (expected one of: " + list + ")");
 }
 
 void check_name(const std::string& name, const std::string& file, int line, int col,

@@ -32,12 +32,18 @@ std::uint64_t parse_size(std::string_view text) {
   double mult = 1;
   std::string s;
   for (char c : suffix) s += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (s.empty() || s == "B") mult = 1;
-  else if (s == "K" || s == "KB" || s == "KIB") mult = 1024.0;
-  else if (s == "M" || s == "MB" || s == "MIB") mult = 1024.0 * 1024;
-  else if (s == "G" || s == "GB" || s == "GIB") mult = 1024.0 * 1024 * 1024;
-  else if (s == "T" || s == "TB" || s == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
-  else throw fail("unknown unit");
+  if (s.empty() || s == "B")
+    mult = 1;
+  else if (s == "K" || s == "KB" || s == "KIB")
+    mult = 1024.0;
+  else if (s == "M" || s == "MB" || s == "MIB")
+    mult = 1024.0 * 1024;
+  else if (s == "G" || s == "GB" || s == "GIB")
+    mult = 1024.0 * 1024 * 1024;
+  else if (s == "T" || s == "TB" || s == "TIB")
+    mult = 1024.0 * 1024 * 1024 * 1024;
+  else
+    throw fail("unknown unit");
   double bytes = value * mult;
   if (!std::isfinite(bytes) || bytes > 1.8e19) throw fail("too large");
   if (bytes != std::floor(bytes)) throw fail("not a whole number of bytes");
@@ -53,8 +59,10 @@ std::string format_size(std::uint64_t bytes) {
     ++u;
   }
   char buf[32];
-  if (u == 0 || v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f%s", v, kUnits[u]);
-  else std::snprintf(buf, sizeof buf, "%.4g%s", v, kUnits[u]);
+  if (u == 0 || v == std::floor(v))
+    std::snprintf(buf, sizeof buf, "%.0f%s", v, kUnits[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g%s", v, kUnits[u]);
   return buf;
 }
 

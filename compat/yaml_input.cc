@@ -108,8 +108,7 @@ class DuplicateKeyCheck final : public YAML::EventHandler {
 
 }  // namespace
 
-std::vector<YAML::Node> load_yaml_documents(const std::string& text,
-                                            const std::string& source_name,
+std::vector<YAML::Node> load_yaml_documents(const std::string& text, const std::string& source_name,
                                             std::vector<int>* document_lines) {
   try {
     DuplicateKeyCheck check(source_name);
@@ -202,8 +201,8 @@ double yaml_number(const YAML::Node& n, const std::string& source, const std::st
   const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
   const char* last = s.data() + s.size();
   auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
-  if (first == last || (*first == '-' && first != s.data()) || end != last ||
-      ec != std::errc() || !std::isfinite(v))
+  if (first == last || (*first == '-' && first != s.data()) || end != last || ec != std::errc() ||
+      !std::isfinite(v))
     throw_at(n, source, field, "expected a number, got '" + s + "'");
   return v;
 }
@@ -305,7 +304,8 @@ void YamlMap::finish() const {
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     for (const auto& k : sorted) allowed += (allowed.empty() ? "" : ", ") + k;
-    throw_at(it->first, source_, field(key), "unknown key '" + key + "' (allowed: " + allowed + ")");
+    throw_at(it->first, source_, field(key),
+             "unknown key '" + key + "' (allowed: " + allowed + ")");
   }
 }
 

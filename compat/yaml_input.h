@@ -21,8 +21,7 @@ namespace hn::compat {
 // given twice in one map (yaml-cpp would keep the first and ignore the other)
 // naming both lines. document_lines, when given, receives each document's
 // first line.
-std::vector<YAML::Node> load_yaml_documents(const std::string& text,
-                                            const std::string& source_name,
+std::vector<YAML::Node> load_yaml_documents(const std::string& text, const std::string& source_name,
                                             std::vector<int>* document_lines = nullptr);
 // Parses a single-document file (profiles, snapshots, matrices, op lists):
 // as load_yaml_documents, and a second non-empty document is an InputError

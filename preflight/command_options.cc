@@ -8,26 +8,27 @@
 namespace hn::preflight {
 
 void add_profile_options(po::options_description& d) {
-  d.add_options()
-      ("profile", po::value<std::string>()->value_name("FILE"),
-       "cluster profile (YAML, version 1); default: the embedded profile for this machine")
-      ("node", po::value<std::string>()->value_name("NAME"),
-       "this node's name in the profile's nodes list (default: match the hostname)");
+  d.add_options()(
+      "profile", po::value<std::string>()->value_name("FILE"),
+      "cluster profile (YAML, version 1); default: the embedded profile for this machine")(
+      "node", po::value<std::string>()->value_name("NAME"),
+      "this node's name in the profile's nodes list (default: match the hostname)");
 }
 
 void add_report_options(po::options_description& d) {
-  d.add_options()
-      ("json", po::value<std::string>()->value_name("PATH"), "write the JSON report ('-' = stdout)")
-      ("junit", po::value<std::string>()->value_name("PATH"), "write JUnit XML ('-' = stdout)")
-      ("ctrf", po::value<std::string>()->value_name("PATH"), "write a CTRF report ('-' = stdout)")
-      ("strict", po::bool_switch(), "exit 1 on warnings too")
-      ("verbose,v", po::bool_switch(), "show evidence and metrics for every finding")
-      ("quiet,q", po::bool_switch(), "show only WARN, FAIL and ERROR findings (and the summary)")
-      ("no-color", po::bool_switch(), "never colour the text report (NO_COLOR is honoured too)");
+  d.add_options()("json", po::value<std::string>()->value_name("PATH"),
+                  "write the JSON report ('-' = stdout)")(
+      "junit", po::value<std::string>()->value_name("PATH"), "write JUnit XML ('-' = stdout)")(
+      "ctrf", po::value<std::string>()->value_name("PATH"), "write a CTRF report ('-' = stdout)")(
+      "strict", po::bool_switch(), "exit 1 on warnings too")(
+      "verbose,v", po::bool_switch(), "show evidence and metrics for every finding")(
+      "quiet,q", po::bool_switch(), "show only WARN, FAIL and ERROR findings (and the summary)")(
+      "no-color", po::bool_switch(), "never colour the text report (NO_COLOR is honoured too)");
 }
 
 void add_timeout_option(po::options_description& d, double default_seconds) {
-  d.add_options()("timeout", po::value<double>()->default_value(default_seconds)->value_name("SECONDS"),
+  d.add_options()("timeout",
+                  po::value<double>()->default_value(default_seconds)->value_name("SECONDS"),
                   "deadline for the whole run; probes still running then are reported as FAIL");
 }
 
@@ -38,9 +39,9 @@ std::chrono::milliseconds timeout_from(const po::variables_map& vm) {
   // 1e-9 absorbs binary fractions: 0.001 * 1000 is 1 ms, not 2.
   double s = vm["timeout"].as<double>();
   if (!std::isfinite(s) || !(s * 1000 >= 1 - 1e-9) || s > 86400)
-    throw compat::InputError("command line", 0, 0, "--timeout",
-                             "must be a number of seconds in [0.001, 86400] (at least 1 ms), got " +
-                                 std::to_string(s));
+    throw compat::InputError(
+        "command line", 0, 0, "--timeout",
+        "must be a number of seconds in [0.001, 86400] (at least 1 ms), got " + std::to_string(s));
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(s * 1000 - 1e-9)));
 }
 

@@ -4,17 +4,14 @@ namespace hn::preflight {
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
-      commands::node(),
-      commands::snapshot(),
-      commands::diff(),
-      commands::ops(),
-      commands::translate(),
-      commands::consistency(),
-      commands::bench(),
+      commands::node(),      commands::snapshot(),    commands::diff(),  commands::ops(),
+      commands::translate(), commands::consistency(), commands::bench(),
   };
   return table;
 }
 
-const char* tool_version() { return HN_VERSION; }
+const char* tool_version() {
+  return HN_VERSION;
+}
 
 }  // namespace hn::preflight

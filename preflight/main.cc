@@ -1,3 +1,5 @@
 #include "preflight/cli.h"
 
-int main(int argc, char** argv) { return hn::preflight::run_cli(argc, argv); }
+int main(int argc, char** argv) {
+  return hn::preflight::run_cli(argc, argv);
+}

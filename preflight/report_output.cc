@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <stdexcept>
 #include <iostream>
+#include <stdexcept>
 
 #include "compat/input_error.h"
 #include "reports/atomic_file.h"

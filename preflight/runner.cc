@@ -40,11 +40,10 @@ Finding runner_finding(const probes::Probe& p, const char* code, Status st,
 
 Finding timeout_finding(const probes::Probe& p, std::chrono::milliseconds deadline,
                         const char* action, double elapsed_ms) {
-  return runner_finding(p, "RUN-PROBE-TIMEOUT", Status::kFail,
-                        {{"probe", p.name},
-                         {"deadline_ms", std::to_string(deadline.count())},
-                         {"action", action}},
-                        elapsed_ms);
+  return runner_finding(
+      p, "RUN-PROBE-TIMEOUT", Status::kFail,
+      {{"probe", p.name}, {"deadline_ms", std::to_string(deadline.count())}, {"action", action}},
+      elapsed_ms);
 }
 
 Finding error_finding(const probes::Probe& p, const std::string& reason, double elapsed_ms) {
@@ -93,8 +92,8 @@ Pending start_pending(const probes::Probe& p, Clock::time_point run_deadline) {
   Pending pd;
   pd.probe = &p;
   pd.start = Clock::now();
-  pd.budget = std::min(p.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       run_deadline - pd.start));
+  pd.budget = std::min(
+      p.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(run_deadline - pd.start));
   pd.deadline = pd.start + pd.budget;
   return pd;
 }
@@ -138,9 +137,11 @@ void finish_child(Pending& pd, int status, std::vector<Finding>& out) {
     return;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && pd.output.empty()) {
-    out.push_back(error_finding(
-        p, "child process exited with status " + std::to_string(WEXITSTATUS(status)) +
-               " without reporting findings", elapsed));
+    out.push_back(error_finding(p,
+                                "child process exited with status " +
+                                    std::to_string(WEXITSTATUS(status)) +
+                                    " without reporting findings",
+                                elapsed));
     return;
   }
   try {
@@ -155,14 +156,16 @@ void finish_child(Pending& pd, int status, std::vector<Finding>& out) {
       out.push_back(std::move(f));
     }
   } catch (const std::exception& e) {
-    out.push_back(error_finding(p, std::string("child process returned unreadable output: ") +
-                                       e.what(), elapsed));
+    out.push_back(error_finding(
+        p, std::string("child process returned unreadable output: ") + e.what(), elapsed));
   }
 }
 
 }  // namespace
 
-bool threads_abandoned() { return g_threads_abandoned.load(); }
+bool threads_abandoned() {
+  return g_threads_abandoned.load();
+}
 
 std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
                                 const RunOptions& options) {
@@ -304,8 +307,8 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
       }
     }
     if (open == 0) break;
-    int wait_ms = static_cast<int>(
-        std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count());
+    int wait_ms =
+        static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count());
     int n = poll(pfds.data(), pfds.size(), std::max(wait_ms, 0));
     if (n < 0 && errno != EINTR)
       throw std::runtime_error(std::string("runner: poll failed: ") + std::strerror(errno));

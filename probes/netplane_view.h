@@ -21,12 +21,12 @@ struct PlaneView {
   // The plane names its NIC (its `nic`, or nodes[].nics for this node); else
   // it is declared only by subnet and its NICs are those with an address in it.
   bool named = false;
-  std::string unresolved_reason;   // non-empty: this node has no NIC for the plane
-  std::vector<std::string> nics;   // present NICs of the plane, in link order
-  std::string address;             // this node's plane address; empty when unknown
-  bool address_declared = false;   // from nodes[].addresses (else found on a plane NIC)
-  bool address_here = false;       // `address` is configured on some NIC of this node
-  int address_prefix_len = 0;      // as configured, when found on a NIC
+  std::string unresolved_reason;  // non-empty: this node has no NIC for the plane
+  std::vector<std::string> nics;  // present NICs of the plane, in link order
+  std::string address;            // this node's plane address; empty when unknown
+  bool address_declared = false;  // from nodes[].addresses (else found on a plane NIC)
+  bool address_here = false;      // `address` is configured on some NIC of this node
+  int address_prefix_len = 0;     // as configured, when found on a NIC
   // Non-empty when the plane has NICs here but this node lacks the address the
   // plane expects: the declared address is on no NIC here, or (undeclared) no
   // plane NIC has an address in the plane subnet. NET-PLANE-ADDRESS reports it;

@@ -67,10 +67,9 @@ void check_one_nic(const stack::netplane::Plane& plane, const physical::Link& li
       out.push_back(make_finding("HW-NIC-SPEED", Status::kSkip, link.name, p));
     } else {
       p["speed_mbps"] = std::to_string(*link.speed_mbps);
-      Finding f = make_finding("HW-NIC-SPEED",
-                               *link.speed_mbps >= *plane.min_speed_mbps ? Status::kPass
-                                                                         : Status::kFail,
-                               link.name, p);
+      Finding f = make_finding(
+          "HW-NIC-SPEED", *link.speed_mbps >= *plane.min_speed_mbps ? Status::kPass : Status::kFail,
+          link.name, p);
       f.metrics["speed"] = {static_cast<double>(*link.speed_mbps), "Mb/s"};
       out.push_back(f);
     }
@@ -97,10 +96,9 @@ std::vector<Finding> check_plane_nics(const NodeContext& ctx) {
       continue;
     }
     if (nics.matches.empty()) {
-      out.push_back(make_finding("HW-NIC-PRESENT", Status::kFail, nics.pattern,
-                                 {{"pattern", nics.pattern},
-                                  {"plane", plane.name},
-                                  {"found", join_names(links)}}));
+      out.push_back(make_finding(
+          "HW-NIC-PRESENT", Status::kFail, nics.pattern,
+          {{"pattern", nics.pattern}, {"plane", plane.name}, {"found", join_names(links)}}));
       continue;
     }
     for (const auto* link : nics.matches) check_one_nic(plane, *link, out);
@@ -117,9 +115,9 @@ std::vector<Finding> check_rdma(const NodeContext& ctx) {
     out.push_back(make_finding("HW-RDMA-INVENTORY", Status::kSkip, "rdma",
                                {{"reason", inv.unsupported_reason}}));
   } else {
-    out.push_back(make_finding(
-        "HW-RDMA-INVENTORY", Status::kPass, "rdma",
-        {{"count", std::to_string(inv.devices.size())}, {"devices", names.empty() ? "none" : names}}));
+    out.push_back(make_finding("HW-RDMA-INVENTORY", Status::kPass, "rdma",
+                               {{"count", std::to_string(inv.devices.size())},
+                                {"devices", names.empty() ? "none" : names}}));
   }
   for (const auto& plane : ctx.profile->planes) {
     if (!plane.rdma) continue;
@@ -171,8 +169,8 @@ std::vector<Finding> check_accelerators(const NodeContext& ctx) {
   const auto& spec = ctx.profile->physical.accelerators;
   if (!spec) return out;
   const physical::AcceleratorInventory inv = ctx.sources.physical->accelerators();
-  int pci = static_cast<int>(std::count_if(inv.pci.begin(), inv.pci.end(),
-                                           [&](const auto& a) { return a.vendor == spec->vendor; }));
+  int pci = static_cast<int>(std::count_if(
+      inv.pci.begin(), inv.pci.end(), [&](const auto& a) { return a.vendor == spec->vendor; }));
   // Per-device nodes exist once the driver is loaded: /dev/nvidiaN, /dev/davinciN.
   // AMD exposes no per-device node of that shape, so only PCI counts there.
   std::string node_prefix = spec->vendor == "nvidia"   ? "nvidia"
@@ -182,7 +180,9 @@ std::vector<Finding> check_accelerators(const NodeContext& ctx) {
   if (!node_prefix.empty())
     for (const auto& n : inv.device_nodes) nodes += is_device_node(n, node_prefix) ? 1 : 0;
   bool ok = pci == spec->count && (node_prefix.empty() || nodes == spec->count);
-  std::string vendor_id = spec->vendor == "nvidia" ? "10de" : spec->vendor == "huawei" ? "19e5" : "1002";
+  std::string vendor_id = spec->vendor == "nvidia"   ? "10de"
+                          : spec->vendor == "huawei" ? "19e5"
+                                                     : "1002";
   Finding f = make_finding("HW-ACCEL-COUNT", ok ? Status::kPass : Status::kFail, spec->vendor,
                            {{"vendor", spec->vendor},
                             {"vendor_id", vendor_id},
@@ -208,18 +208,19 @@ std::vector<Finding> check_thermal(const NodeContext& ctx) {
   for (const auto& s : sensors) {
     if (s.temp_c > hottest->temp_c) hottest = &s;
     if (s.temp_c <= limit) continue;
-    Finding f = make_finding("HW-TEMP", Status::kFail, s.name,
-                             {{"sensor", s.name}, {"temp_c", fmt(s.temp_c)}, {"limit_c", fmt(limit)}});
+    Finding f =
+        make_finding("HW-TEMP", Status::kFail, s.name,
+                     {{"sensor", s.name}, {"temp_c", fmt(s.temp_c)}, {"limit_c", fmt(limit)}});
     f.evidence["source"] = s.source;
     f.metrics["temperature"] = {s.temp_c, "C"};
     out.push_back(f);
   }
   if (out.empty()) {
-    Finding f = make_finding("HW-TEMP", Status::kPass, hottest->name,
-                             {{"sensor", hottest->name + " (hottest of " +
-                                             std::to_string(sensors.size()) + ")"},
-                              {"temp_c", fmt(hottest->temp_c)},
-                              {"limit_c", fmt(limit)}});
+    Finding f = make_finding(
+        "HW-TEMP", Status::kPass, hottest->name,
+        {{"sensor", hottest->name + " (hottest of " + std::to_string(sensors.size()) + ")"},
+         {"temp_c", fmt(hottest->temp_c)},
+         {"limit_c", fmt(limit)}});
     f.metrics["temperature"] = {hottest->temp_c, "C"};
     out.push_back(f);
   }
@@ -233,21 +234,21 @@ std::vector<Finding> check_memory_cpu(const NodeContext& ctx) {
     physical::MemoryInfo m = ctx.sources.physical->memory();
     double avail = static_cast<double>(m.available_kib) / (1024.0 * 1024.0);
     double total = static_cast<double>(m.total_kib) / (1024.0 * 1024.0);
-    Finding f = make_finding("HW-MEMORY", avail >= *spec.min_memory_gib ? Status::kPass : Status::kFail,
-                             "memory",
-                             {{"available_gib", fmt(avail)},
-                              {"total_gib", fmt(total)},
-                              {"min_gib", fmt(*spec.min_memory_gib)}});
+    Finding f = make_finding(
+        "HW-MEMORY", avail >= *spec.min_memory_gib ? Status::kPass : Status::kFail, "memory",
+        {{"available_gib", fmt(avail)},
+         {"total_gib", fmt(total)},
+         {"min_gib", fmt(*spec.min_memory_gib)}});
     f.metrics["memory_available"] = {avail, "GiB"};
     out.push_back(f);
   }
   if (spec.min_cpus) {
     physical::CpuInfo c = ctx.sources.physical->cpu();
-    Finding f = make_finding("HW-CPU", c.logical_cpus >= *spec.min_cpus ? Status::kPass : Status::kFail,
-                             "cpu",
-                             {{"cpus", std::to_string(c.logical_cpus)},
-                              {"numa", std::to_string(c.numa_nodes.size())},
-                              {"expected", std::to_string(*spec.min_cpus)}});
+    Finding f = make_finding(
+        "HW-CPU", c.logical_cpus >= *spec.min_cpus ? Status::kPass : Status::kFail, "cpu",
+        {{"cpus", std::to_string(c.logical_cpus)},
+         {"numa", std::to_string(c.numa_nodes.size())},
+         {"expected", std::to_string(*spec.min_cpus)}});
     out.push_back(f);
   }
   return out;

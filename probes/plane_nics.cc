@@ -16,8 +16,9 @@ PlaneNics resolve_plane_nics(const stack::netplane::Plane& plane, const NodeSpec
   if (out.pattern == "auto") {
     out.pattern = stack::netplane::default_route_nic(routes);
     if (out.pattern.empty()) {
-      out.unresolved_reason = "`nic: auto` means the NIC of the IPv4 default route, and this node "
-                              "has no default route";
+      out.unresolved_reason =
+          "`nic: auto` means the NIC of the IPv4 default route, and this node "
+          "has no default route";
       return out;
     }
   }

@@ -14,8 +14,8 @@
 namespace hn::probes {
 
 struct PlaneNics {
-  std::string pattern;             // what was matched ("eth1", "ens1f*", or the auto result)
-  std::string unresolved_reason;   // non-empty when the pattern could not be formed
+  std::string pattern;            // what was matched ("eth1", "ens1f*", or the auto result)
+  std::string unresolved_reason;  // non-empty when the pattern could not be formed
   std::vector<const stack::physical::Link*> matches;  // in link order
 };
 

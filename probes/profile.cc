@@ -3,9 +3,9 @@
 #include <set>
 
 #include "compat/text_file.h"
+#include "compat/yaml_input.h"
 #include "probes/embedded_profiles.h"
 #include "probes/profile_storage.h"
-#include "compat/yaml_input.h"
 
 namespace hn::probes {
 
@@ -14,22 +14,25 @@ using compat::YamlMap;
 
 namespace {
 
-std::string idx(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
+std::string idx(const std::string& base, size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
 
 void require_sequence(const YAML::Node& n, const std::string& src, const std::string& field) {
   if (n.IsDefined() && !n.IsNull() && !n.IsSequence())
     compat::throw_at(n, src, field, "expected a list");
 }
 
-std::string normalise_gid_type(const std::string& text, const YAML::Node& n,
-                               const std::string& src, const std::string& field) {
+std::string normalise_gid_type(const std::string& text, const YAML::Node& n, const std::string& src,
+                               const std::string& field) {
   std::string t;
   for (char c : text)
     if (c != ' ' && c != '_' && c != '-') t += static_cast<char>(std::tolower(c));
   if (t == "rocev2" || t == "roce2") return "RoCE v2";
   if (t == "rocev1" || t == "roce1" || t == "roce") return "RoCE v1";
   if (t == "ib" || t == "infiniband") return "IB";
-  compat::throw_at(n, src, field, "unknown gid_type '" + text + "' (expected RoCEv2, RoCEv1 or IB)");
+  compat::throw_at(n, src, field,
+                   "unknown gid_type '" + text + "' (expected RoCEv2, RoCEv1 or IB)");
 }
 
 netplane::RdmaExpectation parse_rdma(YamlMap m) {
@@ -50,7 +53,8 @@ netplane::RdmaExpectation parse_rdma(YamlMap m) {
   return r;
 }
 
-netplane::Plane parse_plane(const YAML::Node& node, const std::string& src, const std::string& path) {
+netplane::Plane parse_plane(const YAML::Node& node, const std::string& src,
+                            const std::string& path) {
   YamlMap m(node, src, path);
   netplane::Plane p;
   p.line = compat::yaml_position(node).first;
@@ -69,7 +73,8 @@ netplane::Plane parse_plane(const YAML::Node& node, const std::string& src, cons
       compat::throw_at(n, src, field, e.what());
     }
   };
-  if (YAML::Node s = m.get("subnet"); s.IsDefined() && !s.IsNull()) parse_subnet(s, m.field("subnet"));
+  if (YAML::Node s = m.get("subnet"); s.IsDefined() && !s.IsNull())
+    parse_subnet(s, m.field("subnet"));
   if (YAML::Node s = m.get("subnets"); s.IsDefined() && !s.IsNull()) {
     require_sequence(s, src, m.field("subnets"));
     for (size_t i = 0; i < s.size(); ++i) parse_subnet(s[i], idx(m.field("subnets"), i));
@@ -136,8 +141,8 @@ PhysicalSpec parse_physical(YamlMap m) {
     if (spec.vendor != "nvidia" && spec.vendor != "huawei" && spec.vendor != "amd")
       compat::throw_at(am.get("vendor"), m.source(), am.field("vendor"),
                        "unknown vendor '" + spec.vendor + "' (expected nvidia, huawei or amd)");
-    spec.count = static_cast<int>(compat::yaml_int(am.required("count"), m.source(),
-                                                   am.field("count"), 0, 4096));
+    spec.count = static_cast<int>(
+        compat::yaml_int(am.required("count"), m.source(), am.field("count"), 0, 4096));
     am.finish();
     p.accelerators = spec;
   }
@@ -165,9 +170,9 @@ CommSpec parse_comm(YamlMap m) {
   c.library = m.opt_string("library").value_or("");
   static const std::set<std::string> kLibs = {"", "hccl", "nccl", "rccl", "gloo", "mpi", "oneccl"};
   if (!kLibs.count(c.library))
-    compat::throw_at(m.get("library"), m.source(), m.field("library"),
-                     "unknown library '" + c.library +
-                         "' (expected hccl, nccl, rccl, gloo, mpi or oneccl)");
+    compat::throw_at(
+        m.get("library"), m.source(), m.field("library"),
+        "unknown library '" + c.library + "' (expected hccl, nccl, rccl, gloo, mpi or oneccl)");
   if (auto v = m.opt_int("pfc_priority", 0, 7)) c.pfc_priority = static_cast<int>(*v);
   m.finish();
   return c;
@@ -194,8 +199,8 @@ void cross_check(const Profile& p, const YAML::Node& root) {
   std::set<std::string> planes;
   for (const auto& pl : p.planes)
     if (!planes.insert(pl.name).second)
-      throw compat::InputError(p.source, pl.line, 0, "planes", "plane name '" + pl.name +
-                                                                   "' is used twice");
+      throw compat::InputError(p.source, pl.line, 0, "planes",
+                               "plane name '" + pl.name + "' is used twice");
   std::set<std::string> nodes;
   for (const auto& n : p.nodes) {
     if (!nodes.insert(n.name).second)
@@ -247,7 +252,8 @@ Profile parse_profile(const std::string& text, const std::string& source_name) {
   YamlMap m(root, source_name, "");
   Profile p;
   p.source = source_name;
-  p.version = static_cast<int>(compat::yaml_int(m.required("version"), source_name, "version", 1, 1));
+  p.version =
+      static_cast<int>(compat::yaml_int(m.required("version"), source_name, "version", 1, 1));
   p.cluster = m.opt_string("cluster").value_or("");
   YAML::Node nodes = m.get("nodes");
   require_sequence(nodes, source_name, "nodes");
@@ -257,10 +263,14 @@ Profile parse_profile(const std::string& text, const std::string& source_name) {
   require_sequence(planes, source_name, "planes");
   for (size_t i = 0; planes.IsSequence() && i < planes.size(); ++i)
     p.planes.push_back(parse_plane(planes[i], source_name, idx("planes", i)));
-  if (YAML::Node s = m.get("storage"); s.IsDefined()) p.storage = parse_storage_spec(YamlMap(s, source_name, "storage"));
-  if (YAML::Node s = m.get("physical"); s.IsDefined()) p.physical = parse_physical(YamlMap(s, source_name, "physical"));
-  if (YAML::Node s = m.get("comm"); s.IsDefined()) p.comm = parse_comm(YamlMap(s, source_name, "comm"));
-  if (YAML::Node s = m.get("topology"); s.IsDefined()) p.domains = parse_topology(YamlMap(s, source_name, "topology"));
+  if (YAML::Node s = m.get("storage"); s.IsDefined())
+    p.storage = parse_storage_spec(YamlMap(s, source_name, "storage"));
+  if (YAML::Node s = m.get("physical"); s.IsDefined())
+    p.physical = parse_physical(YamlMap(s, source_name, "physical"));
+  if (YAML::Node s = m.get("comm"); s.IsDefined())
+    p.comm = parse_comm(YamlMap(s, source_name, "comm"));
+  if (YAML::Node s = m.get("topology"); s.IsDefined())
+    p.domains = parse_topology(YamlMap(s, source_name, "topology"));
   m.finish();
   cross_check(p, root);
   return p;
@@ -275,6 +285,8 @@ const std::string& default_profile_text() {
   return text;
 }
 
-Profile default_profile() { return parse_profile(default_profile_text(), "embedded:default"); }
+Profile default_profile() {
+  return parse_profile(default_profile_text(), "embedded:default");
+}
 
 }  // namespace hn::probes

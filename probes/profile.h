@@ -27,17 +27,17 @@ struct NodeSpec {
 
 struct MountSpec {
   std::string path;
-  std::vector<std::string> fstypes;       // accepted; globs allowed ("fuse.*"); empty = any
+  std::vector<std::string> fstypes;  // accepted; globs allowed ("fuse.*"); empty = any
   std::vector<std::string> require_options;
   std::vector<std::string> forbid_options;
-  std::string source;                     // expected server:export or device; empty = any
+  std::string source;  // expected server:export or device; empty = any
   std::optional<double> min_free_gib;
   std::optional<std::uint64_t> min_free_inodes;
-  std::string probe_dir;                  // where test I/O goes; default <path>
-  bool jitter = true;                     // run the jitter workload on this mount
-  bool mountpoint = true;                 // path must be a mount point (false: any directory;
-                                          // the file system holding it is checked)
-  double timeout_s = 5;                   // deadline of the mount checks (a hung mount FAILs then)
+  std::string probe_dir;   // where test I/O goes; default <path>
+  bool jitter = true;      // run the jitter workload on this mount
+  bool mountpoint = true;  // path must be a mount point (false: any directory;
+                           // the file system holding it is checked)
+  double timeout_s = 5;    // deadline of the mount checks (a hung mount FAILs then)
   int line = 0;
 };
 

@@ -12,7 +12,9 @@ using compat::YamlMap;
 
 namespace {
 
-std::string idx(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
+std::string idx(const std::string& base, size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
 
 void require_sequence(const YAML::Node& n, const std::string& src, const std::string& field) {
   if (n.IsDefined() && !n.IsNull() && !n.IsSequence())
@@ -39,9 +41,12 @@ void check_warn_before_fail(const JitterSpec& j, YamlMap& m, const YAML::Node& w
     bool higher_is_worse;
   };
   static const Limit kLimits[] = {
-      {"p50_ms", &LatencyLimits::p50_ms, true},       {"p90_ms", &LatencyLimits::p90_ms, true},
-      {"p99_ms", &LatencyLimits::p99_ms, true},       {"p999_ms", &LatencyLimits::p999_ms, true},
-      {"max_ms", &LatencyLimits::max_ms, true},       {"tail_ratio", &LatencyLimits::tail_ratio, true},
+      {"p50_ms", &LatencyLimits::p50_ms, true},
+      {"p90_ms", &LatencyLimits::p90_ms, true},
+      {"p99_ms", &LatencyLimits::p99_ms, true},
+      {"p999_ms", &LatencyLimits::p999_ms, true},
+      {"max_ms", &LatencyLimits::max_ms, true},
+      {"tail_ratio", &LatencyLimits::tail_ratio, true},
       {"write_mbps", &LatencyLimits::write_mbps, false},
       {"read_mbps", &LatencyLimits::read_mbps, false},
   };
@@ -52,14 +57,16 @@ void check_warn_before_fail(const JitterSpec& j, YamlMap& m, const YAML::Node& w
     if (l.higher_is_worse ? *w <= *f : *w >= *f) continue;
     // Point at whichever side the user wrote (warn first).
     bool in_warn = warn.IsMap() && warn[l.key];
-    const YAML::Node at = in_warn ? warn[l.key] : (fail.IsMap() && fail[l.key] ? fail[l.key] : m.node());
+    const YAML::Node at =
+        in_warn ? warn[l.key] : (fail.IsMap() && fail[l.key] ? fail[l.key] : m.node());
     std::string field = m.field(std::string(in_warn ? "warn." : "fail.") + l.key);
-    compat::throw_at(at, m.source(), field,
-                     std::string("warn.") + l.key + " (" + number_text(*w) + ") must be " +
-                         (l.higher_is_worse ? "at most" : "at least") + " fail." + l.key + " (" +
-                         number_text(*f) + ")" +
-                         (l.higher_is_worse ? ": a warning comes before a failure"
-                                            : ": a minimum throughput warns above the failing one"));
+    compat::throw_at(
+        at, m.source(), field,
+        std::string("warn.") + l.key + " (" + number_text(*w) + ") must be " +
+            (l.higher_is_worse ? "at most" : "at least") + " fail." + l.key + " (" +
+            number_text(*f) + ")" +
+            (l.higher_is_worse ? ": a warning comes before a failure"
+                               : ": a minimum throughput warns above the failing one"));
   }
 }
 
@@ -159,7 +166,8 @@ MountSpec parse_mount(const YAML::Node& node, const std::string& src, const std:
   }
   s.source = m.opt_string("source").value_or("");
   if (auto v = m.opt_number("min_free_gib")) {
-    if (*v < 0) compat::throw_at(m.get("min_free_gib"), src, m.field("min_free_gib"), "must not be negative");
+    if (*v < 0)
+      compat::throw_at(m.get("min_free_gib"), src, m.field("min_free_gib"), "must not be negative");
     s.min_free_gib = *v;
   }
   if (auto v = m.opt_int("min_free_inodes", 0, INT64_MAX)) s.min_free_inodes = *v;
@@ -168,7 +176,8 @@ MountSpec parse_mount(const YAML::Node& node, const std::string& src, const std:
   s.mountpoint = m.opt_bool("mountpoint").value_or(true);
   if (auto v = m.opt_number("timeout_s")) {
     if (*v <= 0 || *v > 3600)
-      compat::throw_at(m.get("timeout_s"), src, m.field("timeout_s"), "must be in (0, 3600] seconds");
+      compat::throw_at(m.get("timeout_s"), src, m.field("timeout_s"),
+                       "must be in (0, 3600] seconds");
     s.timeout_s = *v;
   }
   if (s.probe_dir.empty() || s.probe_dir[0] != '/')

@@ -52,7 +52,8 @@ std::string snapshot_to_yaml(const Snapshot& s) {
 Snapshot parse_snapshot(const std::string& text, const std::string& source_name) {
   YAML::Node root = compat::load_yaml_text(text, source_name);
   if (!root.IsMap())
-    throw compat::InputError(source_name, 0, 0, "", "not a snapshot (expected a YAML map with version: 1)");
+    throw compat::InputError(source_name, 0, 0, "",
+                             "not a snapshot (expected a YAML map with version: 1)");
   compat::YamlMap m(root, source_name, "");
   // Unknown keys first: a misspelt section ("physicl") is the cause of the
   // missing one, and naming it is the useful message.
@@ -61,7 +62,8 @@ Snapshot parse_snapshot(const std::string& text, const std::string& source_name)
     m.has(key);
   m.finish();
   Snapshot s;
-  s.version = static_cast<int>(compat::yaml_int(m.required("version"), source_name, "version", 1, 1));
+  s.version =
+      static_cast<int>(compat::yaml_int(m.required("version"), source_name, "version", 1, 1));
   s.hostname = m.opt_string("hostname").value_or("");
   s.captured_at = m.opt_string("captured_at").value_or("");
   s.tool_version = m.opt_string("tool_version").value_or("");

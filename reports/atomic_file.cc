@@ -119,8 +119,8 @@ std::string output_path_problem(const std::string& path) {
     return "cannot write " + path + ": directory " + dir + ": " + std::strerror(errno);
   if (!S_ISDIR(ds.st_mode)) return "cannot write " + path + ": " + dir + " is not a directory";
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return "cannot write " + path + ": directory " + dir + " is not writable: " +
-           std::strerror(errno);
+    return "cannot write " + path + ": directory " + dir +
+           " is not writable: " + std::strerror(errno);
   return "";
 }
 

@@ -48,8 +48,8 @@ std::string render_template(std::string_view tmpl, const Params& params) {
     std::string name(tmpl.substr(i + 1, end - i - 1));
     auto it = params.find(name);
     if (it == params.end())
-      throw std::logic_error("template placeholder {" + name + "} has no parameter in: " +
-                             std::string(tmpl));
+      throw std::logic_error("template placeholder {" + name +
+                             "} has no parameter in: " + std::string(tmpl));
     out += it->second;
     i = end;
   }

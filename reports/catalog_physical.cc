@@ -6,11 +6,10 @@ namespace hn::reports::catalog_parts {
 
 namespace {
 constexpr CatalogEntry kEntries[] = {
-    {"HW-INVENTORY", Layer::kL7, "hardware inventory readable",
-     "read {what} from {source}", "could not read {what}: {reason}",
+    {"HW-INVENTORY", Layer::kL7, "hardware inventory readable", "read {what} from {source}",
+     "could not read {what}: {reason}",
      "Check that {source} is readable by this user; run `hnprecheck snapshot` for the raw state."},
-    {"HW-NIC-PRESENT", Layer::kL7, "plane NIC present",
-     "NIC {nic} of plane {plane} is present",
+    {"HW-NIC-PRESENT", Layer::kL7, "plane NIC present", "NIC {nic} of plane {plane} is present",
      "no NIC matching '{pattern}' (plane {plane}) exists on this node; NICs here: {found}",
      "Check the NIC name or glob of plane {plane} in the profile against `ip link`; if the "
      "NIC is really absent, check its driver (dmesg) and the PCI slot."},
@@ -28,8 +27,8 @@ constexpr CatalogEntry kEntries[] = {
      "{nic} runs at {speed_mbps} Mb/s, plane {plane} expects at least {expected_mbps} Mb/s",
      "Check autonegotiation and the link partner with `ethtool {nic}`; reseat or replace the "
      "cable or transceiver."},
-    {"HW-RDMA-INVENTORY", Layer::kL7, "RDMA devices",
-     "{count} RDMA device(s): {devices}", "no RDMA devices: {devices}",
+    {"HW-RDMA-INVENTORY", Layer::kL7, "RDMA devices", "{count} RDMA device(s): {devices}",
+     "no RDMA devices: {devices}",
      "Load the RDMA driver or check the HCA; `ibv_devices` lists what the kernel sees."},
     {"HW-RDMA-DEVICE", Layer::kL7, "expected RDMA device present",
      "RDMA device {device} of plane {plane} is present",
@@ -59,6 +58,8 @@ constexpr CatalogEntry kEntries[] = {
 };
 }  // namespace
 
-std::span<const CatalogEntry> physical() { return kEntries; }
+std::span<const CatalogEntry> physical() {
+  return kEntries;
+}
 
 }  // namespace hn::reports::catalog_parts

@@ -26,6 +26,8 @@ constexpr CatalogEntry kEntries[] = {
 };
 }  // namespace
 
-std::span<const CatalogEntry> run() { return kEntries; }
+std::span<const CatalogEntry> run() {
+  return kEntries;
+}
 
 }  // namespace hn::reports::catalog_parts

@@ -7,11 +7,16 @@ namespace hn::reports {
 
 std::string_view to_string(Status s) {
   switch (s) {
-    case Status::kPass: return "PASS";
-    case Status::kWarn: return "WARN";
-    case Status::kFail: return "FAIL";
-    case Status::kSkip: return "SKIP";
-    case Status::kError: return "ERROR";
+    case Status::kPass:
+      return "PASS";
+    case Status::kWarn:
+      return "WARN";
+    case Status::kFail:
+      return "FAIL";
+    case Status::kSkip:
+      return "SKIP";
+    case Status::kError:
+      return "ERROR";
   }
   return "ERROR";
 }
@@ -24,13 +29,20 @@ std::string_view to_string(Layer l) {
 
 std::string_view layer_title(Layer l) {
   switch (l) {
-    case Layer::kL1: return "model & data";
-    case Layer::kL2: return "framework";
-    case Layer::kL3: return "collective communication";
-    case Layer::kL4: return "operator adaptation";
-    case Layer::kL5: return "scheduling";
-    case Layer::kL6: return "network plane";
-    case Layer::kL7: return "physical";
+    case Layer::kL1:
+      return "model & data";
+    case Layer::kL2:
+      return "framework";
+    case Layer::kL3:
+      return "collective communication";
+    case Layer::kL4:
+      return "operator adaptation";
+    case Layer::kL5:
+      return "scheduling";
+    case Layer::kL6:
+      return "network plane";
+    case Layer::kL7:
+      return "physical";
   }
   return "?";
 }
@@ -52,11 +64,21 @@ Summary summarize(const std::vector<Finding>& findings) {
   Summary sum;
   for (const auto& f : findings) {
     switch (f.status) {
-      case Status::kPass: ++sum.pass; break;
-      case Status::kWarn: ++sum.warn; break;
-      case Status::kFail: ++sum.fail; break;
-      case Status::kSkip: ++sum.skip; break;
-      case Status::kError: ++sum.error; break;
+      case Status::kPass:
+        ++sum.pass;
+        break;
+      case Status::kWarn:
+        ++sum.warn;
+        break;
+      case Status::kFail:
+        ++sum.fail;
+        break;
+      case Status::kSkip:
+        ++sum.skip;
+        break;
+      case Status::kError:
+        ++sum.error;
+        break;
     }
   }
   return sum;
@@ -73,11 +95,16 @@ int exit_code_for(const std::vector<Finding>& findings, bool strict) {
 namespace {
 int severity_rank(Status s) {
   switch (s) {
-    case Status::kError: return 0;
-    case Status::kFail: return 1;
-    case Status::kWarn: return 2;
-    case Status::kPass: return 3;
-    case Status::kSkip: return 4;
+    case Status::kError:
+      return 0;
+    case Status::kFail:
+      return 1;
+    case Status::kWarn:
+      return 2;
+    case Status::kPass:
+      return 3;
+    case Status::kSkip:
+      return 4;
   }
   return 5;
 }

@@ -31,7 +31,7 @@ struct Metric {
 };
 
 struct Finding {
-  std::string code;         // stable id from the catalog, e.g. NODE-NIC-MISSING
+  std::string code;  // stable id from the catalog, e.g. NODE-NIC-MISSING
   Layer layer = Layer::kL7;
   Status status = Status::kPass;
   std::string entity;       // what it is about: a node, NIC, mount, rank pair, operator
@@ -39,7 +39,7 @@ struct Finding {
   std::string remediation;  // the next step a person takes
   std::map<std::string, std::string> evidence;  // what was read, from where
   std::map<std::string, Metric> metrics;
-  double duration_ms = 0;   // time the producing probe took
+  double duration_ms = 0;  // time the producing probe took
 
   bool operator==(const Finding&) const = default;
 };

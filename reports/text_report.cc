@@ -144,8 +144,10 @@ std::string render_text(const Report& report, const TextOptions& options) {
   std::int64_t ms = report.finished_unix_ms - report.started_unix_ms;
   char tail[64];
   // A Prolog check takes milliseconds; "0.00 s" would hide how fast it was.
-  if (ms < 1000) std::snprintf(tail, sizeof tail, " in %lld ms", static_cast<long long>(ms));
-  else std::snprintf(tail, sizeof tail, " in %.2f s", static_cast<double>(ms) / 1000.0);
+  if (ms < 1000)
+    std::snprintf(tail, sizeof tail, " in %lld ms", static_cast<long long>(ms));
+  else
+    std::snprintf(tail, sizeof tail, " in %.2f s", static_cast<double>(ms) / 1000.0);
   w.plain("\n" + std::to_string(s.total()) + " checks: ");
   const std::pair<Status, int> counts[] = {{Status::kPass, s.pass},
                                            {Status::kWarn, s.warn},

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kOurs = {"compat", "stack",  "probes", "preflight", "reports",
+const std::set<std::string> kOurs = {"compat",  "stack", "probes", "preflight", "reports",
                                      "migrate", "tests", "bench",  "profiles"};
 
 struct Include {
@@ -55,9 +55,13 @@ std::vector<Include> includes_under(const fs::path& root, const std::string& fol
   return out;
 }
 
-std::string top(const std::string& path) { return path.substr(0, path.find('/')); }
+std::string top(const std::string& path) {
+  return path.substr(0, path.find('/'));
+}
 
-bool ours(const std::string& target) { return kOurs.count(top(target)) > 0; }
+bool ours(const std::string& target) {
+  return kOurs.count(top(target)) > 0;
+}
 
 // 3 for "stack/l3_comm/..."; -1 when not a layer folder.
 int layer_of(const std::string& path) {

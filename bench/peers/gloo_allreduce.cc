@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gloo_allreduce: needs STORE_DIR HOST_IP\n");
     return 2;
   }
-  const int rank = env_int("GLOO_RANK", "OMPI_COMM_WORLD_RANK"), n = env_int("GLOO_SIZE", "OMPI_COMM_WORLD_SIZE");
+  const int rank = env_int("GLOO_RANK", "OMPI_COMM_WORLD_RANK"),
+            n = env_int("GLOO_SIZE", "OMPI_COMM_WORLD_SIZE");
   gloo::transport::tcp::attr attr;
   attr.hostname = argv[7];
   auto dev = gloo::transport::tcp::CreateDevice(attr);
@@ -47,26 +48,31 @@ int main(int argc, char** argv) {
       gloo::AllreduceOptions o(ctx);
       o.setInput(in.data(), count);
       o.setOutput(out.data(), count);
-      o.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+      o.setReduceFunction(
+          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
       gloo::allreduce(o);
     };
     for (int i = 0; i < s.warmup; ++i) once();
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < s.iters; ++i) once();
-    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / s.iters;
+    double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        s.iters;
     double worst = us;
     {
       gloo::AllreduceOptions o(ctx);
       o.setInput(&us, 1);
       o.setOutput(&worst, 1);
-      o.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::max<double>));
+      o.setReduceFunction(
+          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::max<double>));
       gloo::allreduce(o);
     }
     long long wrong = 0;
     for (size_t i = 0; i < count; ++i) wrong += out[i] != expected_sum(n, i);
     if (rank == 0)
       std::printf("%zu %.3f %.4f %lld\n", count * sizeof(float), worst,
-                  worst > 0 ? count * sizeof(float) / (worst * 1e3) * 2.0 * (n - 1) / n : 0.0, wrong);
+                  worst > 0 ? count * sizeof(float) / (worst * 1e3) * 2.0 * (n - 1) / n : 0.0,
+                  wrong);
     std::fflush(stdout);
   }
   return 0;

@@ -20,8 +20,8 @@ inline Sweep parse_sweep(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s MIN MAX FACTOR ITERS WARMUP\n", argv[0]);
     std::exit(2);
   }
-  return Sweep{std::strtoull(argv[1], nullptr, 10), std::strtoull(argv[2], nullptr, 10), std::atof(argv[3]),
-               std::atoi(argv[4]), std::atoi(argv[5])};
+  return Sweep{std::strtoull(argv[1], nullptr, 10), std::strtoull(argv[2], nullptr, 10),
+               std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5])};
 }
 
 inline std::vector<size_t> sizes(const Sweep& s) {
@@ -34,5 +34,9 @@ inline std::vector<size_t> sizes(const Sweep& s) {
 }
 
 // Closed form of the sum of v(r,i) = (r+1) + i%5 over n ranks.
-inline float expected_sum(int n, size_t i) { return n * (n + 1) / 2.0f + n * static_cast<float>(i % 5); }
-inline float input_value(int r, size_t i) { return (r + 1) + static_cast<float>(i % 5); }
+inline float expected_sum(int n, size_t i) {
+  return n * (n + 1) / 2.0f + n * static_cast<float>(i % 5);
+}
+inline float input_value(int r, size_t i) {
+  return (r + 1) + static_cast<float>(i % 5);
+}

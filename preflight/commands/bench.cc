@@ -64,11 +64,11 @@ void check_memory(std::size_t max_bytes, int ranks_here) {
   double available = static_cast<double>(pages) * static_cast<double>(page);
   double needed = kBuffersPerRank * static_cast<double>(max_bytes) * ranks_here;
   if (needed > available)
-    bad("--maxbytes", compat::format_size(max_bytes) + " needs about " +
-                          compat::format_size(static_cast<std::uint64_t>(needed)) + " of memory for " +
-                          std::to_string(ranks_here) + " rank(s) on this host, and " +
-                          compat::format_size(static_cast<std::uint64_t>(available)) +
-                          " is available");
+    bad("--maxbytes",
+        compat::format_size(max_bytes) + " needs about " +
+            compat::format_size(static_cast<std::uint64_t>(needed)) + " of memory for " +
+            std::to_string(ranks_here) + " rank(s) on this host, and " +
+            compat::format_size(static_cast<std::uint64_t>(available)) + " is available");
 }
 
 Parsed parse_options(const po::variables_map& vm) {

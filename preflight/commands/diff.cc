@@ -28,7 +28,8 @@ int run(const po::variables_map& vm) {
     throw compat::InputError("command line", 0, 0, "", "needs two snapshot files: diff A B");
   const std::string a = vm["a"].as<std::string>(), b = vm["b"].as<std::string>();
   if (vm.count("json")) check_output_path("--json", vm["json"].as<std::string>());
-  auto entries = probes::diff_snapshots(load_checked(a), load_checked(b), vm["volatile"].as<bool>());
+  auto entries =
+      probes::diff_snapshots(load_checked(a), load_checked(b), vm["volatile"].as<bool>());
 
   std::ostream& os =
       vm.count("json") && vm["json"].as<std::string>() == "-" ? std::cerr : std::cout;
@@ -50,7 +51,8 @@ int run(const po::variables_map& vm) {
   if (vm.count("json")) {
     nlohmann::json j = {{"a", a}, {"b", b}, {"differences", nlohmann::json::array()}};
     for (const auto& e : entries)
-      j["differences"].push_back({{"entity", e.entity}, {"field", e.field}, {"a", e.a}, {"b", e.b}});
+      j["differences"].push_back(
+          {{"entity", e.entity}, {"field", e.field}, {"a", e.a}, {"b", e.b}});
     reports::write_output(vm["json"].as<std::string>(), j.dump(2) + "\n");
   }
   return entries.empty() ? 0 : 1;
@@ -75,11 +77,11 @@ Command diff() {
       "     the message names file:line)\n"
       "  3  the tool could not run (a file could not be written, internal error)\n";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
-    d.add_options()("a", po::value<std::string>()->value_name("A"), "first snapshot")
-                   ("b", po::value<std::string>()->value_name("B"), "second snapshot")
-                   ("json", po::value<std::string>()->value_name("PATH"),
-                    "write the differences as JSON ('-' = stdout)")
-                   ("volatile", po::bool_switch(), "also compare counters, temperatures, free memory");
+    d.add_options()("a", po::value<std::string>()->value_name("A"), "first snapshot")(
+        "b", po::value<std::string>()->value_name("B"), "second snapshot")(
+        "json", po::value<std::string>()->value_name("PATH"),
+        "write the differences as JSON ('-' = stdout)")(
+        "volatile", po::bool_switch(), "also compare counters, temperatures, free memory");
     p.add("a", 1).add("b", 1);
   };
   c.run = run;

@@ -39,7 +39,8 @@ int run(const po::variables_map& vm) {
   report.tool_version = tool_version();
   report.command = "node";
   report.hostname = ctx->sources.hostname;
-  report.profile = profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")");
+  report.profile =
+      profile->source + (profile->cluster.empty() ? "" : " (" + profile->cluster + ")");
   report.started_unix_ms = unix_ms_now();
   report.findings = run_probes(probes::node_probes(ctx), RunOptions{timeout});
   report.finished_unix_ms = unix_ms_now();

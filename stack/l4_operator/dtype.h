@@ -14,12 +14,18 @@ enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
 
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
-    case DType::kF32: return 4;
-    case DType::kF64: return 8;
-    case DType::kF16: return 2;
-    case DType::kBF16: return 2;
-    case DType::kI32: return 4;
-    case DType::kI64: return 8;
+    case DType::kF32:
+      return 4;
+    case DType::kF64:
+      return 8;
+    case DType::kF16:
+      return 2;
+    case DType::kBF16:
+      return 2;
+    case DType::kI32:
+      return 4;
+    case DType::kI64:
+      return 8;
   }
   return 0;
 }
@@ -31,7 +37,7 @@ std::string_view to_string(ReduceOp op);  // "sum", "prod", "min", "max", "avg"
 DType dtype_from_string(std::string_view s);
 ReduceOp reduce_op_from_string(std::string_view s);
 
-inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16,
+inline constexpr DType kAllDTypes[] = {DType::kF32,  DType::kF64, DType::kF16,
                                        DType::kBF16, DType::kI32, DType::kI64};
 inline constexpr ReduceOp kAllReduceOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
                                              ReduceOp::kMax, ReduceOp::kAvg};

@@ -8,7 +8,9 @@
 
 namespace hn::stack::op {
 
-inline float bf16_to_f32(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
+inline float bf16_to_f32(std::uint16_t h) {
+  return std::bit_cast<float>(std::uint32_t(h) << 16);
+}
 
 inline std::uint16_t f32_to_bf16(float f) {
   std::uint32_t u = std::bit_cast<std::uint32_t>(f);
@@ -41,8 +43,8 @@ inline std::uint16_t f32_to_f16(float f) {
   float sub = std::bit_cast<float>(a) + 0.5f;
   std::uint32_t subnormal = std::bit_cast<std::uint32_t>(sub) - 0x3f000000u;
   std::uint32_t h = a < 0x38800000u ? subnormal : normal;
-  h = a >= 0x477ff000u ? 0x7c00u : h;                                  // overflow -> inf
-  h = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : h;          // NaN stays NaN
+  h = a >= 0x477ff000u ? 0x7c00u : h;                          // overflow -> inf
+  h = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : h;  // NaN stays NaN
   return static_cast<std::uint16_t>(h | sign);
 }
 

@@ -47,7 +47,8 @@ struct Max {
 #define HN_INLINE __attribute__((always_inline)) inline
 
 template <typename T, template <typename> class Op>
-HN_INLINE void loop(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::size_t n) {
+HN_INLINE void loop(T* __restrict dst, const T* __restrict a, const T* __restrict b,
+                    std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = Op<T>::apply(a[i], b[i]);
 }
 
@@ -58,7 +59,8 @@ HN_INLINE void loop_inplace(T* dst, const T* __restrict src, std::size_t n) {
 }
 
 template <float (*Load)(std::uint16_t), std::uint16_t (*Store)(float), template <typename> class Op>
-HN_INLINE void loop16(std::uint16_t* dst, const std::uint16_t* a, const std::uint16_t* b, std::size_t n) {
+HN_INLINE void loop16(std::uint16_t* dst, const std::uint16_t* a, const std::uint16_t* b,
+                      std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = Store(Op<float>::apply(Load(a[i]), Load(b[i])));
 }
 
@@ -66,27 +68,43 @@ template <template <typename> class Op>
 HN_INLINE void dispatch_type(DType type, void* dst, const void* a, const void* b, std::size_t n) {
   switch (type) {
     case DType::kF32:
-      if (dst == a) loop_inplace<float, Op>(static_cast<float*>(dst), static_cast<const float*>(b), n);
-      else loop<float, Op>(static_cast<float*>(dst), static_cast<const float*>(a), static_cast<const float*>(b), n);
+      if (dst == a)
+        loop_inplace<float, Op>(static_cast<float*>(dst), static_cast<const float*>(b), n);
+      else
+        loop<float, Op>(static_cast<float*>(dst), static_cast<const float*>(a),
+                        static_cast<const float*>(b), n);
       return;
     case DType::kF64:
-      if (dst == a) loop_inplace<double, Op>(static_cast<double*>(dst), static_cast<const double*>(b), n);
-      else loop<double, Op>(static_cast<double*>(dst), static_cast<const double*>(a), static_cast<const double*>(b), n);
+      if (dst == a)
+        loop_inplace<double, Op>(static_cast<double*>(dst), static_cast<const double*>(b), n);
+      else
+        loop<double, Op>(static_cast<double*>(dst), static_cast<const double*>(a),
+                         static_cast<const double*>(b), n);
       return;
     case DType::kI32:
-      if (dst == a) loop_inplace<std::int32_t, Op>(static_cast<std::int32_t*>(dst), static_cast<const std::int32_t*>(b), n);
-      else loop<std::int32_t, Op>(static_cast<std::int32_t*>(dst), static_cast<const std::int32_t*>(a), static_cast<const std::int32_t*>(b), n);
+      if (dst == a)
+        loop_inplace<std::int32_t, Op>(static_cast<std::int32_t*>(dst),
+                                       static_cast<const std::int32_t*>(b), n);
+      else
+        loop<std::int32_t, Op>(static_cast<std::int32_t*>(dst), static_cast<const std::int32_t*>(a),
+                               static_cast<const std::int32_t*>(b), n);
       return;
     case DType::kI64:
-      if (dst == a) loop_inplace<std::int64_t, Op>(static_cast<std::int64_t*>(dst), static_cast<const std::int64_t*>(b), n);
-      else loop<std::int64_t, Op>(static_cast<std::int64_t*>(dst), static_cast<const std::int64_t*>(a), static_cast<const std::int64_t*>(b), n);
+      if (dst == a)
+        loop_inplace<std::int64_t, Op>(static_cast<std::int64_t*>(dst),
+                                       static_cast<const std::int64_t*>(b), n);
+      else
+        loop<std::int64_t, Op>(static_cast<std::int64_t*>(dst), static_cast<const std::int64_t*>(a),
+                               static_cast<const std::int64_t*>(b), n);
       return;
     case DType::kF16:
-      loop16<f16_to_f32, f32_to_f16, Op>(static_cast<std::uint16_t*>(dst), static_cast<const std::uint16_t*>(a),
+      loop16<f16_to_f32, f32_to_f16, Op>(static_cast<std::uint16_t*>(dst),
+                                         static_cast<const std::uint16_t*>(a),
                                          static_cast<const std::uint16_t*>(b), n);
       return;
     case DType::kBF16:
-      loop16<bf16_to_f32, f32_to_bf16, Op>(static_cast<std::uint16_t*>(dst), static_cast<const std::uint16_t*>(a),
+      loop16<bf16_to_f32, f32_to_bf16, Op>(static_cast<std::uint16_t*>(dst),
+                                           static_cast<const std::uint16_t*>(a),
                                            static_cast<const std::uint16_t*>(b), n);
       return;
   }
@@ -116,10 +134,18 @@ HN_CLONES void reduce_to(DType type, ReduceOp op, void* dst, const void* a, cons
   if (count == 0) return;
   switch (op) {
     case ReduceOp::kSum:
-    case ReduceOp::kAvg: dispatch_type<Sum>(type, dst, a, b, count); return;
-    case ReduceOp::kProd: dispatch_type<Prod>(type, dst, a, b, count); return;
-    case ReduceOp::kMin: dispatch_type<Min>(type, dst, a, b, count); return;
-    case ReduceOp::kMax: dispatch_type<Max>(type, dst, a, b, count); return;
+    case ReduceOp::kAvg:
+      dispatch_type<Sum>(type, dst, a, b, count);
+      return;
+    case ReduceOp::kProd:
+      dispatch_type<Prod>(type, dst, a, b, count);
+      return;
+    case ReduceOp::kMin:
+      dispatch_type<Min>(type, dst, a, b, count);
+      return;
+    case ReduceOp::kMax:
+      dispatch_type<Max>(type, dst, a, b, count);
+      return;
   }
 }
 
@@ -130,12 +156,24 @@ void reduce_into(DType type, ReduceOp op, void* dst, const void* src, std::size_
 HN_CLONES void finalize_avg(DType type, void* buf, std::size_t count, int contributors) {
   if (count == 0 || contributors <= 1) return;
   switch (type) {
-    case DType::kF32: divide(static_cast<float*>(buf), count, contributors); return;
-    case DType::kF64: divide(static_cast<double*>(buf), count, contributors); return;
-    case DType::kI32: divide(static_cast<std::int32_t*>(buf), count, contributors); return;
-    case DType::kI64: divide(static_cast<std::int64_t*>(buf), count, contributors); return;
-    case DType::kF16: divide16<f16_to_f32, f32_to_f16>(static_cast<std::uint16_t*>(buf), count, contributors); return;
-    case DType::kBF16: divide16<bf16_to_f32, f32_to_bf16>(static_cast<std::uint16_t*>(buf), count, contributors); return;
+    case DType::kF32:
+      divide(static_cast<float*>(buf), count, contributors);
+      return;
+    case DType::kF64:
+      divide(static_cast<double*>(buf), count, contributors);
+      return;
+    case DType::kI32:
+      divide(static_cast<std::int32_t*>(buf), count, contributors);
+      return;
+    case DType::kI64:
+      divide(static_cast<std::int64_t*>(buf), count, contributors);
+      return;
+    case DType::kF16:
+      divide16<f16_to_f32, f32_to_f16>(static_cast<std::uint16_t*>(buf), count, contributors);
+      return;
+    case DType::kBF16:
+      divide16<bf16_to_f32, f32_to_bf16>(static_cast<std::uint16_t*>(buf), count, contributors);
+      return;
   }
 }
 

@@ -19,8 +19,7 @@ namespace hn::stack::op {
 void reduce_into(DType type, ReduceOp op, void* dst, const void* src, std::size_t count);
 
 // dst[i] = a[i] (op) b[i]: saves a copy when the result goes to a third buffer.
-void reduce_to(DType type, ReduceOp op, void* dst, const void* a, const void* b,
-               std::size_t count);
+void reduce_to(DType type, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count);
 
 // Divides every element by contributors (kAvg). Integers divide with
 // truncation toward zero, as C does. No-op for other ops.

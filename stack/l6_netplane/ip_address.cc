@@ -12,7 +12,9 @@ std::string IpAddress::str() const {
   return buf;
 }
 
-std::string IpPrefix::str() const { return address.str() + "/" + std::to_string(length); }
+std::string IpPrefix::str() const {
+  return address.str() + "/" + std::to_string(length);
+}
 
 bool IpPrefix::contains(const IpAddress& a) const {
   if (a.family != address.family) return false;
@@ -68,8 +70,10 @@ IpPrefix parse_prefix(std::string_view text, bool allow_host_bits) {
   IpPrefix cleared = p;
   int full = n / 8, rest = n % 8;
   for (int i = full; i < 16; ++i) {
-    if (i == full && rest) cleared.address.bytes[i] &= static_cast<std::uint8_t>(0xff << (8 - rest));
-    else cleared.address.bytes[i] = 0;
+    if (i == full && rest)
+      cleared.address.bytes[i] &= static_cast<std::uint8_t>(0xff << (8 - rest));
+    else
+      cleared.address.bytes[i] = 0;
   }
   if (!allow_host_bits && !(cleared == p))
     throw std::invalid_argument("'" + std::string(text) + "' has host bits set (did you mean " +

@@ -12,7 +12,7 @@
 namespace hn::stack::netplane {
 
 struct IpAddress {
-  int family = 0;  // AF_INET or AF_INET6
+  int family = 0;                        // AF_INET or AF_INET6
   std::array<std::uint8_t, 16> bytes{};  // network order; IPv4 uses the first 4
   bool operator==(const IpAddress&) const = default;
   std::string str() const;

@@ -9,11 +9,16 @@ namespace hn::stack::netplane {
 
 std::string_view to_string(PlaneType t) {
   switch (t) {
-    case PlaneType::kParameter: return "parameter";
-    case PlaneType::kData: return "data";
-    case PlaneType::kStorage: return "storage";
-    case PlaneType::kManagement: return "management";
-    case PlaneType::kBusiness: return "business";
+    case PlaneType::kParameter:
+      return "parameter";
+    case PlaneType::kData:
+      return "data";
+    case PlaneType::kStorage:
+      return "storage";
+    case PlaneType::kManagement:
+      return "management";
+    case PlaneType::kBusiness:
+      return "business";
   }
   return "?";
 }

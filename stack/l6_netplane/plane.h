@@ -19,20 +19,20 @@ std::string_view to_string(PlaneType t);
 PlaneType plane_type_from_string(std::string_view s);
 
 struct RdmaExpectation {
-  std::string device;            // mlx5_0; empty = any device bound to the plane NIC
+  std::string device;  // mlx5_0; empty = any device bound to the plane NIC
   int port = 1;
   std::string gid_type = "RoCE v2";  // normalised: "RoCE v2", "RoCE v1" or "IB"
   std::optional<int> gid_index;
-  std::optional<int> mtu;        // active MTU in bytes
+  std::optional<int> mtu;  // active MTU in bytes
 };
 
 struct Plane {
   std::string name;
   PlaneType type = PlaneType::kParameter;
   std::vector<IpPrefix> subnets;
-  std::string nic;               // name or glob; "auto" = the NIC of the default route
-  std::optional<int> vlan;       // 802.1q id when the plane is tagged
-  std::string vlan_parent;       // expected parent of the vlan link, optional
+  std::string nic;          // name or glob; "auto" = the NIC of the default route
+  std::optional<int> vlan;  // 802.1q id when the plane is tagged
+  std::string vlan_parent;  // expected parent of the vlan link, optional
   std::optional<int> mtu;
   std::optional<int> min_speed_mbps;
   std::optional<RdmaExpectation> rdma;

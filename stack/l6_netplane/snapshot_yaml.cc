@@ -33,7 +33,9 @@ int read_family(compat::YamlMap& m) {
   return static_cast<int>(v);
 }
 
-std::string family_name(int family) { return family == 6 ? "IPv6" : "IPv4"; }
+std::string family_name(int family) {
+  return family == 6 ? "IPv6" : "IPv4";
+}
 
 // An address of the given family; "" stays "" when allow_empty.
 std::string read_ip(compat::YamlMap& m, std::string_view key, int family, bool required) {

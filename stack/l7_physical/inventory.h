@@ -14,15 +14,15 @@ namespace hn::stack::physical {
 struct Link {
   std::string name;
   int ifindex = 0;
-  bool admin_up = false;         // IFF_UP
-  std::string oper_state;        // RFC 2863 operstate: up, down, dormant, unknown, ...
-  bool carrier = false;          // IFF_LOWER_UP
+  bool admin_up = false;   // IFF_UP
+  std::string oper_state;  // RFC 2863 operstate: up, down, dormant, unknown, ...
+  bool carrier = false;    // IFF_LOWER_UP
   int mtu = 0;
-  std::string mac;               // lower-case aa:bb:..., empty when none
-  std::string kind;              // rtnl link kind: "" for a plain device, veth, bridge, vlan, bond, ...
-  std::string master;            // bridge/bond master name, empty when none
-  std::string parent;            // IFLA_LINK device name (vlan parent), empty when none
-  std::optional<int> vlan_id;    // set when kind == "vlan"
+  std::string mac;     // lower-case aa:bb:..., empty when none
+  std::string kind;    // rtnl link kind: "" for a plain device, veth, bridge, vlan, bond, ...
+  std::string master;  // bridge/bond master name, empty when none
+  std::string parent;  // IFLA_LINK device name (vlan parent), empty when none
+  std::optional<int> vlan_id;  // set when kind == "vlan"
   std::uint64_t rx_bytes = 0, tx_bytes = 0, rx_packets = 0, tx_packets = 0;
   std::optional<int> speed_mbps;  // sysfs speed; absent when unknown or -1
   std::string duplex;             // sysfs duplex: full, half, or empty
@@ -43,11 +43,11 @@ struct RdmaGid {
 
 struct RdmaPort {
   int port = 1;
-  std::string state;       // ibv_port_state text: ACTIVE, DOWN, INIT, ARMED, ...
-  std::string link_layer;  // Ethernet or InfiniBand
-  int active_mtu = 0;      // bytes (256..4096)
-  std::string rate;        // e.g. "100 Gb/sec (4X EDR)" from sysfs rate, may be empty
-  std::string netdev;      // the bound netdev (from the GID table or sysfs), may be empty
+  std::string state;          // ibv_port_state text: ACTIVE, DOWN, INIT, ARMED, ...
+  std::string link_layer;     // Ethernet or InfiniBand
+  int active_mtu = 0;         // bytes (256..4096)
+  std::string rate;           // e.g. "100 Gb/sec (4X EDR)" from sysfs rate, may be empty
+  std::string netdev;         // the bound netdev (from the GID table or sysfs), may be empty
   std::vector<RdmaGid> gids;  // non-zero entries only
   bool operator==(const RdmaPort&) const = default;
 };

@@ -202,8 +202,9 @@ Link read_link(YamlMap& m) {
   l.ifindex = int_or(m, "ifindex", 0, INT_MAX, 0);
   l.admin_up = flag(m, "admin_up");
   // RFC 2863 operstates as libnl names them.
-  l.oper_state = one_of(m, "oper_state", {"up", "down", "unknown", "dormant", "lowerlayerdown",
-                                          "notpresent", "testing"});
+  l.oper_state =
+      one_of(m, "oper_state",
+             {"up", "down", "unknown", "dormant", "lowerlayerdown", "notpresent", "testing"});
   l.carrier = flag(m, "carrier");
   l.mtu = int_or(m, "mtu", 0, INT_MAX, 0);
   l.mac = str(m, "mac");
@@ -236,8 +237,9 @@ RdmaInventory read_rdma(YamlMap& m) {
       RdmaPort p;
       p.port = req_int(pm, "port", 0, 255);
       // ibv_port_state_str() upper-cased, spaces as '_' (live_rdma.cc).
-      p.state = one_of(pm, "state", {"ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER",
-                                     "NO_STATE_CHANGE_(NOP)", "UNKNOWN"});
+      p.state = one_of(
+          pm, "state",
+          {"ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER", "NO_STATE_CHANGE_(NOP)", "UNKNOWN"});
       p.link_layer = one_of(pm, "link_layer", {"Ethernet", "InfiniBand"});
       p.active_mtu = int_or(pm, "active_mtu", 0, 1 << 20, 0);
       p.rate = str(pm, "rate");

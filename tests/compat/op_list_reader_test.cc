@@ -36,8 +36,9 @@ TEST_CASE("op list text: bad lines are InputErrors with the line") {
   CHECK_THROWS_WITH(read_op_list_text("Add f32\nAdd f99 3\n", "ops.txt"),
                     Catch::StartsWith("ops.txt:2: dtype: unknown dtype 'f99'"));
   CHECK_THROWS_WITH(read_op_list_text("Add 3\n", "ops.txt"), Catch::Contains("unknown dtype '3'"));
-  CHECK_THROWS_WITH(read_op_list_yaml("version: 1\nops:\n  - {op: Add, dtype: float99}\n", "o.yaml"),
-                    Catch::Contains("o.yaml:3") && Catch::Contains("unknown dtype 'float99'"));
+  CHECK_THROWS_WITH(
+      read_op_list_yaml("version: 1\nops:\n  - {op: Add, dtype: float99}\n", "o.yaml"),
+      Catch::Contains("o.yaml:3") && Catch::Contains("unknown dtype 'float99'"));
 }
 
 TEST_CASE("op list YAML: names and maps with dtype, count, rank, opset, attributes") {

@@ -10,10 +10,12 @@ TEST_CASE("sizes parse with binary suffixes") {
     const char* text;
     std::uint64_t bytes;
   };
-  const Case cases[] = {{"0", 0},         {"8", 8},           {"4K", 4096},
-                        {"4KiB", 4096},   {"4kb", 4096},      {"64M", 64ull << 20},
-                        {"1MiB", 1 << 20}, {"1.5K", 1536},    {"2G", 2ull << 30},
-                        {"256M", 256ull << 20}, {"1T", 1ull << 40}, {"7B", 7}};
+  const Case cases[] = {{"0", 0},           {"8", 8},
+                        {"4K", 4096},       {"4KiB", 4096},
+                        {"4kb", 4096},      {"64M", 64ull << 20},
+                        {"1MiB", 1 << 20},  {"1.5K", 1536},
+                        {"2G", 2ull << 30}, {"256M", 256ull << 20},
+                        {"1T", 1ull << 40}, {"7B", 7}};
   for (const auto& c : cases) {
     INFO(c.text);
     CHECK(parse_size(c.text) == c.bytes);

@@ -6,7 +6,9 @@ using hn::compat::InputError;
 using hn::compat::YamlMap;
 
 namespace {
-YAML::Node doc(const std::string& text) { return hn::compat::load_yaml_text(text, "t.yaml"); }
+YAML::Node doc(const std::string& text) {
+  return hn::compat::load_yaml_text(text, "t.yaml");
+}
 }  // namespace
 
 TEST_CASE("malformed YAML names the file and line") {

@@ -67,10 +67,10 @@ TEST_CASE("cli input: a FIFO or a device as --profile is refused at once") {
 
 TEST_CASE("cli input: a repeated key or a second document in a profile is exit 2") {
   TempDir dir;
-  std::string dup =
-      dir.write("dup.yaml", "version: 1\nphysical:\n  min_memory_gib: 1\n  min_memory_gib: 100000\n");
-  check_input_error(cli({"node", "--profile", dup}), dup + ":4:",
-                    "duplicate key 'min_memory_gib' (first at line 3)");
+  std::string dup = dir.write(
+      "dup.yaml", "version: 1\nphysical:\n  min_memory_gib: 1\n  min_memory_gib: 100000\n");
+  check_input_error(cli({"node", "--profile", dup}),
+                    dup + ":4:", "duplicate key 'min_memory_gib' (first at line 3)");
   std::string two = dir.write("two.yaml", "version: 1\n---\nversion: 1\n");
   check_input_error(cli({"node", "--profile", two}), two + ":2", "second YAML document");
 }
@@ -104,8 +104,10 @@ TEST_CASE("cli input: a snapshot without its sections is not a snapshot") {
   // Used to replay as an empty node: FAIL HW-MEMORY 0.0 GiB and nothing else.
   std::string bare = dir.write("bare.yaml", "version: 1\n");
   check_input_error(cli({"node", "--snapshot", bare}), bare, "physical: missing required field");
-  std::string no_net = dir.write(
-      "no_net.yaml", "version: 1\nphysical: {memory: {total_kib: 1, available_kib: 1}}\n"
-                     "storage: {mounts: []}\n");
-  check_input_error(cli({"node", "--snapshot", no_net}), no_net, "netplane: missing required field");
+  std::string no_net =
+      dir.write("no_net.yaml",
+                "version: 1\nphysical: {memory: {total_kib: 1, available_kib: 1}}\n"
+                "storage: {mounts: []}\n");
+  check_input_error(cli({"node", "--snapshot", no_net}), no_net,
+                    "netplane: missing required field");
 }

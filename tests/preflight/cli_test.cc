@@ -115,11 +115,13 @@ TEST_CASE("cli: a missing or malformed profile is exit 2 with file:line") {
   auto r = cli({"node", "--profile", dir.path() + "/nope.yaml"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("nope.yaml: cannot open"));
-  std::string bad = dir.write("bad.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nic: [\n");
+  std::string bad =
+      dir.write("bad.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nic: [\n");
   r = cli({"node", "--profile", bad});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(bad + ":"));
-  std::string typo = dir.write("typo.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nick: eth0}\n");
+  std::string typo =
+      dir.write("typo.yaml", "version: 1\nplanes:\n  - {name: p, type: parameter, nick: eth0}\n");
   r = cli({"node", "--profile", typo});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(typo + ":3:") && Catch::Contains("unknown key 'nick'"));
@@ -139,8 +141,8 @@ TEST_CASE("cli: the embedded default profile passes on this machine and --json -
 
 TEST_CASE("cli: a profile naming a NIC that does not exist fails and names it") {
   TempDir dir;
-  std::string p = dir.write("p.yaml",
-                            "version: 1\nplanes:\n  - {name: param0, type: parameter, nic: hnzz9}\n");
+  std::string p =
+      dir.write("p.yaml", "version: 1\nplanes:\n  - {name: param0, type: parameter, nic: hnzz9}\n");
   std::string junit = dir.path() + "/r.xml", ctrf = dir.path() + "/r.ctrf.json";
   auto r = cli({"node", "--profile", p, "--junit", junit, "--ctrf", ctrf, "--no-color"});
   CHECK(r.exit_code == 1);
@@ -204,7 +206,8 @@ storage:
       source: "filer:/train"
     - path: /mnt/missing
 )");
-  auto r = cli({"node", "--snapshot", snap, "--profile", profile, "--storage-jitter", "--json", "-"});
+  auto r =
+      cli({"node", "--snapshot", snap, "--profile", profile, "--storage-jitter", "--json", "-"});
   INFO(r.err);
   CHECK(r.exit_code == 1);
   auto j = nlohmann::json::parse(r.out);

@@ -27,8 +27,8 @@ TEST_CASE("options: --timeout is whole milliseconds, rounded up, at least 1 ms")
   CHECK(timeout_of("2.5") == milliseconds(2500));
   CHECK(timeout_of("86400") == milliseconds(86400000));
   // 0.0001 used to pass and truncate to a 0 ms deadline.
-  CHECK_THROWS_WITH(timeout_of("0.0001"), Catch::Contains("--timeout") &&
-                                              Catch::Contains("at least 1 ms"));
+  CHECK_THROWS_WITH(timeout_of("0.0001"),
+                    Catch::Contains("--timeout") && Catch::Contains("at least 1 ms"));
   CHECK_THROWS_AS(timeout_of("0"), hn::compat::InputError);
   CHECK_THROWS_AS(timeout_of("-1"), hn::compat::InputError);
   CHECK_THROWS_AS(timeout_of("86401"), hn::compat::InputError);

@@ -80,8 +80,8 @@ TEST_CASE("output: a write that fails late still shows the results, then exits 3
   CHECK_THAT(r.out, Catch::Contains("checks:") && Catch::Contains("L7 physical"));
 
   std::string snap = kFixtures + "/snapshots/netplane/roce-a.yaml";
-  auto d = cli({"diff", snap, kFixtures + "/snapshots/netplane/roce-b.yaml", "--json",
-                "/dev/full"});
+  auto d =
+      cli({"diff", snap, kFixtures + "/snapshots/netplane/roce-b.yaml", "--json", "/dev/full"});
   CHECK(d.exit_code == 3);
   CHECK_THAT(d.out, Catch::Contains("difference(s)"));
 }

@@ -74,10 +74,11 @@ TEST_CASE("a child probe that hangs is killed at its deadline and reported as FA
 
 TEST_CASE("an in-process probe past its deadline is abandoned, not waited for") {
   auto t0 = std::chrono::steady_clock::now();
-  auto out = preflight::run_probes({make("slow", Isolation::kInProcess, 200ms, [] {
-                                      std::this_thread::sleep_for(3s);
-                                      return one_pass("late");
-                                    })},
+  auto out = preflight::run_probes({make("slow", Isolation::kInProcess, 200ms,
+                                         [] {
+                                           std::this_thread::sleep_for(3s);
+                                           return one_pass("late");
+                                         })},
                                    {});
   CHECK(seconds_since(t0) < 1.0);
   REQUIRE(out.size() == 1);
@@ -88,8 +89,8 @@ TEST_CASE("an in-process probe past its deadline is abandoned, not waited for") 
 TEST_CASE("the whole run ends within the total timeout") {
   std::vector<Probe> probes;
   for (int i = 0; i < 4; ++i)
-    probes.push_back(make("hang" + std::to_string(i), i % 2 ? Isolation::kChild : Isolation::kInProcess,
-                          10s, [] {
+    probes.push_back(make("hang" + std::to_string(i),
+                          i % 2 ? Isolation::kChild : Isolation::kInProcess, 10s, [] {
                             std::this_thread::sleep_for(20s);
                             return one_pass("x");
                           }));
@@ -153,10 +154,11 @@ TEST_CASE("a child probe with run_until learns when it will be killed") {
 }
 
 TEST_CASE("killed children are reaped and abandoned threads are remembered") {
-  auto out = preflight::run_probes({make("hang", Isolation::kChild, 200ms, [] {
-                                      pause();
-                                      return one_pass("never");
-                                    })},
+  auto out = preflight::run_probes({make("hang", Isolation::kChild, 200ms,
+                                         [] {
+                                           pause();
+                                           return one_pass("never");
+                                         })},
                                    {});
   REQUIRE(out.size() == 1);
   // No zombie is left: every child of this process has been waited for.

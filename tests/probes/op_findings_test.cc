@@ -74,7 +74,8 @@ TEST_CASE("op findings: statuses per class and a summary with counts and shares"
 TEST_CASE("op findings: an input with no operators is a WARN, never 'all supported'") {
   const auto& m = compat::builtin_matrix("reference-cpu");
   auto inv = compat::read_op_list_text("# nothing here\n", "empty.txt");
-  auto fs = probes::op_findings(compat::check_inventory(m, compat::builtin_mapping(), inv), m, false);
+  auto fs =
+      probes::op_findings(compat::check_inventory(m, compat::builtin_mapping(), inv), m, false);
   REQUIRE(fs.size() == 1);
   CHECK(fs[0].code == "OP-MODEL-EMPTY");
   CHECK(fs[0].status == reports::Status::kWarn);

@@ -137,12 +137,16 @@ TEST_CASE("RDMA: port state is judged per the profile's port") {
   inv.rdma.supported = true;
   stack::physical::RdmaDevice d;
   d.name = "mlx5_0";
-  d.ports = {{1, "ACTIVE", "Ethernet", 4096, "", "ens1f0", {}}, {2, "DOWN", "Ethernet", 1024, "", "", {}}};
+  d.ports = {{1, "ACTIVE", "Ethernet", 4096, "", "ens1f0", {}},
+             {2, "DOWN", "Ethernet", 1024, "", "", {}}};
   inv.rdma.devices = {d};
-  const char* p1 = "version: 1\nplanes:\n  - {name: p, type: parameter, nic: e, rdma: {device: mlx5_0}}\n";
+  const char* p1 =
+      "version: 1\nplanes:\n  - {name: p, type: parameter, nic: e, rdma: {device: mlx5_0}}\n";
   const char* p2 =
-      "version: 1\nplanes:\n  - {name: p, type: parameter, nic: e, rdma: {device: mlx5_0, port: 2}}\n";
-  CHECK(only(probes::check_rdma(context(p1, inv)), "HW-RDMA-PORT", "mlx5_0/1").status == Status::kPass);
+      "version: 1\nplanes:\n  - {name: p, type: parameter, nic: e, rdma: {device: mlx5_0, port: "
+      "2}}\n";
+  CHECK(only(probes::check_rdma(context(p1, inv)), "HW-RDMA-PORT", "mlx5_0/1").status ==
+        Status::kPass);
   const auto fs = probes::check_rdma(context(p2, inv));
   CHECK(only(fs, "HW-RDMA-PORT", "mlx5_0/2").status == Status::kFail);
   CHECK_THAT(only(fs, "HW-RDMA-PORT", "mlx5_0/2").message, Catch::Contains("is DOWN"));
@@ -151,8 +155,8 @@ TEST_CASE("RDMA: port state is judged per the profile's port") {
 TEST_CASE("accelerator count needs both PCI devices and device nodes") {
   stack::physical::Inventory inv;
   for (int i = 0; i < 8; ++i) {
-    inv.accelerators.pci.push_back({"nvidia", "0000:0" + std::to_string(i) + ":00.0", "0x10de",
-                                    "0x20b0", "0x030200", 0});
+    inv.accelerators.pci.push_back(
+        {"nvidia", "0000:0" + std::to_string(i) + ":00.0", "0x10de", "0x20b0", "0x030200", 0});
     inv.accelerators.device_nodes.push_back("/dev/nvidia" + std::to_string(i));
   }
   inv.accelerators.device_nodes.push_back("/dev/nvidiactl");
@@ -162,7 +166,8 @@ TEST_CASE("accelerator count needs both PCI devices and device nodes") {
   inv.accelerators.pci.pop_back();
   auto f = only(probes::check_accelerators(context(yaml, inv)), "HW-ACCEL-COUNT", "nvidia");
   CHECK(f.status == Status::kFail);
-  CHECK_THAT(f.message, Catch::Contains("7 nvidia accelerator(s) on PCI and 8 device node(s), expected 8"));
+  CHECK_THAT(f.message,
+             Catch::Contains("7 nvidia accelerator(s) on PCI and 8 device node(s), expected 8"));
 }
 
 TEST_CASE("temperatures: every hot sensor fails, otherwise the hottest passes") {
@@ -172,7 +177,8 @@ TEST_CASE("temperatures: every hot sensor fails, otherwise the hottest passes") 
   auto fs = probes::check_thermal(context(yaml, inv));
   CHECK(fs.size() == 2);
   CHECK(only(fs, "HW-TEMP", "zone1").status == Status::kFail);
-  CHECK_THAT(only(fs, "HW-TEMP", "zone1").message, Catch::Contains("92.5 °C exceeds the limit of 85.0"));
+  CHECK_THAT(only(fs, "HW-TEMP", "zone1").message,
+             Catch::Contains("92.5 °C exceeds the limit of 85.0"));
   inv.thermal.resize(1);
   fs = probes::check_thermal(context(yaml, inv));
   CHECK(only(fs, "HW-TEMP", "zone0").status == Status::kPass);

@@ -69,7 +69,8 @@ storage:
     checkpoint_estimate_gib: 700
     warn: {p50_ms: 2, tail_ratio: 50, write_mbps: 500}
     fail: {max_ms: 2000, read_mbps: 100}
-)", "p.yaml");
+)",
+                                     "p.yaml");
   const auto& a = p.storage.mounts.at(0);
   CHECK(a.mountpoint);
   CHECK(a.timeout_s == 5);
@@ -179,7 +180,8 @@ TEST_CASE("invalid profiles name file, line and field") {
        "warn.max_ms (10) must be at most fail.max_ms (5)"},
       {"version: 1\nstorage:\n  jitter:\n    fail: {p999_ms: 40}\n", 4,
        "storage.jitter.fail.p999_ms: warn.p999_ms (50) must be at most fail.p999_ms (40)"},
-      {"version: 1\nstorage:\n  jitter:\n    warn: {write_mbps: 100}\n    fail: {write_mbps: 500}\n",
+      {"version: 1\nstorage:\n  jitter:\n    warn: {write_mbps: 100}\n    fail: {write_mbps: "
+       "500}\n",
        4, "warn.write_mbps (100) must be at least fail.write_mbps (500)"},
       // Every YAML input: a repeated key, a second document, non-decimal integers.
       {"version: 1\nphysical:\n  min_memory_gib: 1\n  min_memory_gib: 100000\n", 4,
@@ -231,10 +233,14 @@ TEST_CASE("the README's planes example parses, with every plane key") {
   std::string line, yaml;
   bool section = false, block = false;
   while (std::getline(in, line)) {
-    if (line == "### Planes") section = true;
-    else if (section && line == "```yaml") block = true;
-    else if (block && line == "```") break;
-    else if (block) yaml += line + "\n";
+    if (line == "### Planes")
+      section = true;
+    else if (section && line == "```yaml")
+      block = true;
+    else if (block && line == "```")
+      break;
+    else if (block)
+      yaml += line + "\n";
   }
   REQUIRE_FALSE(yaml.empty());
   auto p = hn::probes::parse_profile(yaml, "README.md");

@@ -57,7 +57,8 @@ TEST_CASE("diff: policy rules are matched by priority and selectors, IPv4 settin
       "    - {priority: 100, family: 4, src: 10.10.0.0/24, table: 100}\n"
       "  ipv4_conf: {eth1: {rp_filter: 2}}\n");
   auto b = YAML::Load(
-      "version: 1\nnetplane:\n  rules:\n    - {priority: 100, family: 4, src: 10.10.0.0/24, table: 101}\n"
+      "version: 1\nnetplane:\n  rules:\n    - {priority: 100, family: 4, src: 10.10.0.0/24, table: "
+      "101}\n"
       "    - {priority: 0, family: 4, table: 255}\n"
       "  ipv4_conf: {eth1: {rp_filter: 1}}\n");
   auto d = hn::probes::diff_snapshots(a, b, false);

@@ -57,7 +57,8 @@ TEST_CASE("live capture reads this machine") {
   for (const auto& l : snap.physical.links) has_lo = has_lo || l.name == "lo";
   CHECK(has_lo);
   bool lo_addr = false;
-  for (const auto& a : snap.netplane.addresses) lo_addr = lo_addr || (a.nic == "lo" && a.address == "127.0.0.1");
+  for (const auto& a : snap.netplane.addresses)
+    lo_addr = lo_addr || (a.nic == "lo" && a.address == "127.0.0.1");
   CHECK(lo_addr);
   // Whatever was captured must load back identically.
   auto back = probes::parse_snapshot(probes::snapshot_to_yaml(snap), "live");

@@ -87,7 +87,7 @@ TEST_CASE("write_output writes through a symlink to the file it names") {
   write_output(link, "new\n");
   struct stat st {};
   REQUIRE(::lstat(link.c_str(), &st) == 0);
-  CHECK(S_ISLNK(st.st_mode));  // was replaced by a regular file before the fix
+  CHECK(S_ISLNK(st.st_mode));                   // was replaced by a regular file before the fix
   CHECK(hn::test::read_file(real) == "new\n");  // kept "old" before the fix
   REQUIRE(::stat(real.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0640);

@@ -183,8 +183,8 @@ TEST_CASE("a hung mount is a FAIL naming the call, and hnprecheck ends on time")
     if (f["code"] != "STOR-MOUNT-HUNG") continue;
     ++hung;
     CHECK(f["status"] == "FAIL");
-    CHECK_THAT(f["message"].get<std::string>(), Catch::Contains(fs.path() + " is hung: ") &&
-                                                    Catch::Contains("did not finish"));
+    CHECK_THAT(f["message"].get<std::string>(),
+               Catch::Contains(fs.path() + " is hung: ") && Catch::Contains("did not finish"));
   }
   CHECK(hung == 2);  // storage.mount and storage.jitter
 }

@@ -14,27 +14,47 @@ using namespace hn::stack::op;
 namespace {
 
 // Values chosen so every op is exact in every dtype: small integers.
-double value(int rank, std::size_t i) { return static_cast<double>((rank + 1) * ((i % 5) + 1)); }
+double value(int rank, std::size_t i) {
+  return static_cast<double>((rank + 1) * ((i % 5) + 1));
+}
 
 void store(DType t, void* buf, std::size_t i, double v) {
   switch (t) {
-    case DType::kF32: static_cast<float*>(buf)[i] = static_cast<float>(v); break;
-    case DType::kF64: static_cast<double*>(buf)[i] = v; break;
-    case DType::kF16: static_cast<std::uint16_t*>(buf)[i] = f32_to_f16(static_cast<float>(v)); break;
-    case DType::kBF16: static_cast<std::uint16_t*>(buf)[i] = f32_to_bf16(static_cast<float>(v)); break;
-    case DType::kI32: static_cast<std::int32_t*>(buf)[i] = static_cast<std::int32_t>(v); break;
-    case DType::kI64: static_cast<std::int64_t*>(buf)[i] = static_cast<std::int64_t>(v); break;
+    case DType::kF32:
+      static_cast<float*>(buf)[i] = static_cast<float>(v);
+      break;
+    case DType::kF64:
+      static_cast<double*>(buf)[i] = v;
+      break;
+    case DType::kF16:
+      static_cast<std::uint16_t*>(buf)[i] = f32_to_f16(static_cast<float>(v));
+      break;
+    case DType::kBF16:
+      static_cast<std::uint16_t*>(buf)[i] = f32_to_bf16(static_cast<float>(v));
+      break;
+    case DType::kI32:
+      static_cast<std::int32_t*>(buf)[i] = static_cast<std::int32_t>(v);
+      break;
+    case DType::kI64:
+      static_cast<std::int64_t*>(buf)[i] = static_cast<std::int64_t>(v);
+      break;
   }
 }
 
 double load(DType t, const void* buf, std::size_t i) {
   switch (t) {
-    case DType::kF32: return static_cast<const float*>(buf)[i];
-    case DType::kF64: return static_cast<const double*>(buf)[i];
-    case DType::kF16: return f16_to_f32(static_cast<const std::uint16_t*>(buf)[i]);
-    case DType::kBF16: return bf16_to_f32(static_cast<const std::uint16_t*>(buf)[i]);
-    case DType::kI32: return static_cast<const std::int32_t*>(buf)[i];
-    case DType::kI64: return static_cast<double>(static_cast<const std::int64_t*>(buf)[i]);
+    case DType::kF32:
+      return static_cast<const float*>(buf)[i];
+    case DType::kF64:
+      return static_cast<const double*>(buf)[i];
+    case DType::kF16:
+      return f16_to_f32(static_cast<const std::uint16_t*>(buf)[i]);
+    case DType::kBF16:
+      return bf16_to_f32(static_cast<const std::uint16_t*>(buf)[i]);
+    case DType::kI32:
+      return static_cast<const std::int32_t*>(buf)[i];
+    case DType::kI64:
+      return static_cast<double>(static_cast<const std::int64_t*>(buf)[i]);
   }
   return 0;
 }
@@ -43,14 +63,18 @@ double expected(ReduceOp op, int ranks, std::size_t i, bool integer) {
   double k = static_cast<double>((i % 5) + 1);
   double n = ranks;
   switch (op) {
-    case ReduceOp::kSum: return k * n * (n + 1) / 2;
+    case ReduceOp::kSum:
+      return k * n * (n + 1) / 2;
     case ReduceOp::kAvg: {
       double avg = k * (n + 1) / 2;
       return integer ? std::trunc(avg) : avg;
     }
-    case ReduceOp::kProd: return std::pow(k, n) * std::tgamma(n + 1);
-    case ReduceOp::kMin: return k;
-    case ReduceOp::kMax: return k * n;
+    case ReduceOp::kProd:
+      return std::pow(k, n) * std::tgamma(n + 1);
+    case ReduceOp::kMin:
+      return k;
+    case ReduceOp::kMax:
+      return k * n;
   }
   return 0;
 }
@@ -63,7 +87,8 @@ TEST_CASE("reductions over ranks x sizes x dtypes x ops match closed forms") {
       for (int ranks : {1, 2, 3, 5})
         for (std::size_t count : {0ul, 1ul, 7ul, 33ul, 1023ul, 4099ul}) {
           // f16 prod of 5 ranks reaches 120*5^5 > 65504: stay in range.
-          if ((t == DType::kF16 || t == DType::kBF16) && op == ReduceOp::kProd && ranks > 3) continue;
+          if ((t == DType::kF16 || t == DType::kBF16) && op == ReduceOp::kProd && ranks > 3)
+            continue;
           std::vector<unsigned char> acc(count * dtype_size(t) + 1), in(count * dtype_size(t) + 1);
           for (std::size_t i = 0; i < count; ++i) store(t, acc.data(), i, value(0, i));
           for (int r = 1; r < ranks; ++r) {
@@ -77,8 +102,10 @@ TEST_CASE("reductions over ranks x sizes x dtypes x ops match closed forms") {
             double want = expected(op, ranks, i, integer);
             double got = load(t, acc.data(), i);
             INFO(to_string(t) << " " << to_string(op) << " ranks=" << ranks << " i=" << i);
-            if (lowp) REQUIRE(got == Approx(want).epsilon(t == DType::kBF16 ? 1e-2 : 1e-3));
-            else REQUIRE(got == want);
+            if (lowp)
+              REQUIRE(got == Approx(want).epsilon(t == DType::kBF16 ? 1e-2 : 1e-3));
+            else
+              REQUIRE(got == want);
           }
         }
 }

@@ -91,11 +91,11 @@ void write_all(int fd, const std::string& s) {
         sysfs_error = std::string(what) + ": " + std::strerror(errno);
       return rc == 0;
     };
-    bool own_sysfs = step("unshare(CLONE_NEWNS)", unshare(CLONE_NEWNS)) &&
-                     step("mount --make-rslave /",
-                          mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr)) &&
-                     step("umount /sys", umount2("/sys", MNT_DETACH)) &&
-                     step("mount sysfs /sys", mount("sysfs", "/sys", "sysfs", 0, nullptr));
+    bool own_sysfs =
+        step("unshare(CLONE_NEWNS)", unshare(CLONE_NEWNS)) &&
+        step("mount --make-rslave /", mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr)) &&
+        step("umount /sys", umount2("/sys", MNT_DETACH)) &&
+        step("mount sysfs /sys", mount("sysfs", "/sys", "sysfs", 0, nullptr));
     Inventory inv;
     inv.links = make_live_source()->links();
     YAML::Node root;

@@ -213,7 +213,8 @@ TEST_CASE("unknown keys are rejected by name with file and line", "[snapshot_yam
     try {
       parse(
           "rdma:\n  supported: true\n  devices:\n    - name: mlx5_0\n      ports:\n"
-          "        - port: 1\n          gids:\n            - {index: 0, gid: \"fe80::1\", typ: x}\n");
+          "        - port: 1\n          gids:\n            - {index: 0, gid: \"fe80::1\", typ: "
+          "x}\n");
       FAIL("expected InputError");
     } catch (const InputError& e) {
       CHECK(e.line() == 8);
