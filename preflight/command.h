@@ -44,7 +44,8 @@ void add_profile_options(po::options_description& d);
 // --json, --junit, --ctrf, --strict, --verbose, --quiet, --no-color
 void add_report_options(po::options_description& d);
 // --timeout SECONDS with the command's default
-void add_timeout_option(po::options_description& d, double default_seconds);
+void add_timeout_option(po::options_description& d, double default_seconds,
+                        const char* help = nullptr);
 // Reads --timeout; throws compat::InputError when it is not a positive number.
 std::chrono::milliseconds timeout_from(const po::variables_map& vm);
 

@@ -1,6 +1,7 @@
 // Option groups shared by several commands, so each spelling and help text
 // exists once.
 #include <cmath>
+#include <sstream>
 
 #include "compat/input_error.h"
 #include "preflight/command.h"
@@ -26,11 +27,20 @@ void add_report_options(po::options_description& d) {
       "no-color", po::bool_switch(), "never colour the text report (NO_COLOR is honoured too)");
 }
 
-void add_timeout_option(po::options_description& d, double default_seconds) {
-  d.add_options()("timeout",
-                  po::value<double>()->default_value(default_seconds)->value_name("SECONDS"),
-                  "deadline for the whole run; probes still running then are reported as FAIL");
+void add_timeout_option(po::options_description& d, double default_seconds, const char* help) {
+  d.add_options()(
+      "timeout", po::value<double>()->default_value(default_seconds)->value_name("SECONDS"),
+      help ? help : "deadline for the whole run; probes still running then are reported as FAIL");
 }
+
+namespace {
+// 0.0001 and 1e+06 as written, not std::to_string's 0.000100 / 1000000.000000.
+std::string shortest(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+}  // namespace
 
 std::chrono::milliseconds timeout_from(const po::variables_map& vm) {
   // Deadlines are whole milliseconds. Truncating would turn 0.0001 into a
@@ -41,7 +51,7 @@ std::chrono::milliseconds timeout_from(const po::variables_map& vm) {
   if (!std::isfinite(s) || !(s * 1000 >= 1 - 1e-9) || s > 86400)
     throw compat::InputError(
         "command line", 0, 0, "--timeout",
-        "must be a number of seconds in [0.001, 86400] (at least 1 ms), got " + std::to_string(s));
+        "must be a number of seconds in [0.001, 86400] (at least 1 ms), got " + shortest(s));
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(s * 1000 - 1e-9)));
 }
 

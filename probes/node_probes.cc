@@ -24,6 +24,18 @@ Probe in_process(const char* name, reports::Layer layer, Check check,
   p.run = [check, ctx] { return check(*ctx); };
   return p;
 }
+
+// Reads that go through a driver to firmware or a sensor bus (ibv_query_port,
+// hwmon over I2C/IPMI, PCI device attributes) can sleep in the kernel without
+// bound; an abandoned thread stuck there would keep the process from exiting.
+// On a live node they run in a child the runner can SIGKILL. Replayed
+// snapshots cannot block and stay in-process.
+Probe may_block(const char* name, reports::Layer layer, Check check,
+                std::shared_ptr<const NodeContext> ctx) {
+  Probe p = in_process(name, layer, check, ctx);
+  if (ctx->sources.live) p.isolation = Isolation::kChild;
+  return p;
+}
 }  // namespace
 
 std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
@@ -31,16 +43,16 @@ std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
   std::vector<Probe> out;
   out.push_back(in_process("profile.node", Layer::kL5, check_node_identity, ctx));
   out.push_back(in_process("physical.nics", Layer::kL7, check_plane_nics, ctx));
-  out.push_back(in_process("physical.rdma", Layer::kL7, check_rdma, ctx));
-  out.push_back(in_process("physical.accelerators", Layer::kL7, check_accelerators, ctx));
-  out.push_back(in_process("physical.thermal", Layer::kL7, check_thermal, ctx));
+  out.push_back(may_block("physical.rdma", Layer::kL7, check_rdma, ctx));
+  out.push_back(may_block("physical.accelerators", Layer::kL7, check_accelerators, ctx));
+  out.push_back(may_block("physical.thermal", Layer::kL7, check_thermal, ctx));
   out.push_back(in_process("physical.memory", Layer::kL7, check_memory_cpu, ctx));
   // L6: netlink dumps and route lookups, procfs; each answers in milliseconds.
   out.push_back(in_process("netplane.binding", Layer::kL6, check_plane_binding, ctx));
   out.push_back(in_process("netplane.routes", Layer::kL6, check_plane_routes, ctx));
   out.push_back(in_process("netplane.sysctl", Layer::kL6, check_plane_sysctls, ctx));
   out.push_back(in_process("netplane.comm_env", Layer::kL6, check_comm_env, ctx));
-  out.push_back(in_process("netplane.rdma", Layer::kL6, check_rdma_binding, ctx));
+  out.push_back(may_block("netplane.rdma", Layer::kL6, check_rdma_binding, ctx));
   for (auto& p : storage::storage_probes(ctx)) out.push_back(std::move(p));
   return out;
 }
