@@ -38,11 +38,16 @@ Finding runner_finding(const probes::Probe& p, const char* code, Status st,
   return f;
 }
 
-Finding timeout_finding(const probes::Probe& p, std::chrono::milliseconds deadline,
+Finding timeout_finding(const probes::Probe& p, std::chrono::milliseconds deadline, bool cut_by_run,
                         const char* action, double elapsed_ms) {
+  const std::string ms = std::to_string(deadline.count());
   return runner_finding(
       p, "RUN-PROBE-TIMEOUT", Status::kFail,
-      {{"probe", p.name}, {"deadline_ms", std::to_string(deadline.count())}, {"action", action}},
+      {{"probe", p.name},
+       {"deadline_ms", ms},
+       {"limit", cut_by_run ? "the run's --timeout (" + ms + " ms were left for it)"
+                            : "its deadline of " + ms + " ms"},
+       {"action", action}},
       elapsed_ms);
 }
 
@@ -63,6 +68,7 @@ struct Pending {
   const probes::Probe* probe = nullptr;
   Clock::time_point start, deadline;
   std::chrono::milliseconds budget{0};
+  bool cut_by_run = false;  // the run's --timeout, not the probe's own deadline, set budget
   // child probes
   pid_t pid = -1;
   int fd = -1;
@@ -92,8 +98,13 @@ Pending start_pending(const probes::Probe& p, Clock::time_point run_deadline) {
   Pending pd;
   pd.probe = &p;
   pd.start = Clock::now();
-  pd.budget = std::min(
-      p.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(run_deadline - pd.start));
+  // What is left of the run may be nothing (a tiny --timeout already spent
+  // on forking): the budget is then 0, never negative.
+  auto left =
+      std::max(std::chrono::milliseconds(0),
+               std::chrono::duration_cast<std::chrono::milliseconds>(run_deadline - pd.start));
+  pd.cut_by_run = left < p.deadline;
+  pd.budget = std::min(p.deadline, left);
   pd.deadline = pd.start + pd.budget;
   return pd;
 }
@@ -279,10 +290,10 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
           kill(pd.pid, SIGKILL);
           if (!pd.eof) close(pd.fd);
           killed.push_back(pd.pid);
-          out.push_back(timeout_finding(*pd.probe, pd.budget, "killed", elapsed));
+          out.push_back(timeout_finding(*pd.probe, pd.budget, pd.cut_by_run, "killed", elapsed));
         } else {
           g_threads_abandoned.store(true);
-          out.push_back(timeout_finding(*pd.probe, pd.budget, "abandoned", elapsed));
+          out.push_back(timeout_finding(*pd.probe, pd.budget, pd.cut_by_run, "abandoned", elapsed));
         }
         pd.finished = true;
         --open;

@@ -24,10 +24,9 @@ std::string mpirun_path() {
   return "";
 }
 
-const std::vector<std::string> kEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                       "OMPI_MCA_rmaps_base_oversubscribe=1",
-                                       "HN_TOKEN=0123456789abcdef0123456789abcdef"};
+const std::vector<std::string> kEnv = {
+    "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+    "OMPI_MCA_rmaps_base_oversubscribe=1", "HN_TOKEN=0123456789abcdef0123456789abcdef"};
 
 std::string rendezvous() {
   std::random_device rd;
@@ -36,7 +35,8 @@ std::string rendezvous() {
 
 std::string require_mpirun() {
   std::string m = mpirun_path();
-  if (m.empty()) hn::test::skip("mpirun not installed (openmpi-bin; scripts/install-deps.sh --test)");
+  if (m.empty())
+    hn::test::skip("mpirun not installed (openmpi-bin; scripts/install-deps.sh --test)");
   return m;
 }
 
@@ -49,10 +49,29 @@ TEST_CASE("mpi: mpirun -np N runs verified collectives between its ranks", "[mpi
       CAPTURE(n, op);
       hn::test::TempDir dir;
       const std::string json = dir.path() + "/bench.json";
-      auto r = hn::test::run_process({mpirun, "-np", std::to_string(n), HN_BINARY, "bench", "--op",
-                                      op, "-b", "8", "-e", "1M", "-f", "64", "--iters", "3",
-                                      "--warmup", "1", "--timeout", "20", "--rendezvous",
-                                      rendezvous(), "--json", json},
+      auto r = hn::test::run_process({mpirun,
+                                      "-np",
+                                      std::to_string(n),
+                                      HN_BINARY,
+                                      "bench",
+                                      "--op",
+                                      op,
+                                      "-b",
+                                      "8",
+                                      "-e",
+                                      "1M",
+                                      "-f",
+                                      "64",
+                                      "--iters",
+                                      "3",
+                                      "--warmup",
+                                      "1",
+                                      "--timeout",
+                                      "20",
+                                      "--rendezvous",
+                                      rendezvous(),
+                                      "--json",
+                                      json},
                                      90, kEnv);
       INFO(r.out << r.err);
       REQUIRE(r.exit_code == 0);
@@ -70,11 +89,31 @@ TEST_CASE("mpi: a rank with another job's token is refused and named", "[mpi]") 
   const std::string mpirun = require_mpirun();
   const std::string rv = rendezvous();
   // MPMD: rank 1 runs with a different HN_TOKEN.
-  auto r = hn::test::run_process(
-      {mpirun, "-np", "1", HN_BINARY, "bench", "-e", "64", "--timeout", "10", "--rendezvous", rv,
-       ":", "-np", "1", "env", "HN_TOKEN=ffffffffffffffffffffffffffffffff", HN_BINARY, "bench",
-       "-e", "64", "--timeout", "10", "--rendezvous", rv},
-      60, kEnv);
+  auto r = hn::test::run_process({mpirun,
+                                  "-np",
+                                  "1",
+                                  HN_BINARY,
+                                  "bench",
+                                  "-e",
+                                  "64",
+                                  "--timeout",
+                                  "10",
+                                  "--rendezvous",
+                                  rv,
+                                  ":",
+                                  "-np",
+                                  "1",
+                                  "env",
+                                  "HN_TOKEN=ffffffffffffffffffffffffffffffff",
+                                  HN_BINARY,
+                                  "bench",
+                                  "-e",
+                                  "64",
+                                  "--timeout",
+                                  "10",
+                                  "--rendezvous",
+                                  rv},
+                                 60, kEnv);
   INFO(r.out << r.err);
   CHECK(r.exit_code != 0);
   CHECK(r.exit_code != -1);  // ended by itself, well within the test's 60 s
@@ -84,8 +123,8 @@ TEST_CASE("mpi: a rank with another job's token is refused and named", "[mpi]") 
 
 TEST_CASE("mpi: one hnprecheck node per node under mpirun", "[mpi]") {
   const std::string mpirun = require_mpirun();
-  auto r = hn::test::run_process({mpirun, "--map-by", "ppr:1:node", HN_BINARY, "node", "--no-color"},
-                                 60, kEnv);
+  auto r = hn::test::run_process(
+      {mpirun, "--map-by", "ppr:1:node", HN_BINARY, "node", "--no-color"}, 60, kEnv);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("checks:"));

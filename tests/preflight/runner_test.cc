@@ -98,7 +98,29 @@ TEST_CASE("the whole run ends within the total timeout") {
   auto out = preflight::run_probes(probes, {400ms});
   CHECK(seconds_since(t0) < 1.5);
   CHECK(out.size() == 4);
-  for (const auto& f : out) CHECK(f.code == "RUN-PROBE-TIMEOUT");
+  for (const auto& f : out) {
+    CHECK(f.code == "RUN-PROBE-TIMEOUT");
+    // The run's limit, not the probes' own 10 s, stopped them: say which.
+    CHECK_THAT(f.message, Catch::Contains("within the run's --timeout"));
+    CHECK(std::stoi(f.evidence.at("deadline_ms")) <= 400);
+  }
+}
+
+TEST_CASE("a run whose --timeout is already spent gives probes 0 ms, never a negative deadline") {
+  std::vector<Probe> probes;
+  for (int i = 0; i < 6; ++i)
+    probes.push_back(make("p" + std::to_string(i), Isolation::kChild, 2s, [] {
+      std::this_thread::sleep_for(2s);
+      return one_pass("x");
+    }));
+  auto out = preflight::run_probes(probes, {1ms});
+  REQUIRE(out.size() == 6);
+  for (const auto& f : out) {
+    CAPTURE(f.message);
+    CHECK(f.code == "RUN-PROBE-TIMEOUT");
+    CHECK(std::stoi(f.evidence.at("deadline_ms")) >= 0);
+    CHECK_THAT(f.message, Catch::Contains("(0 ms were left for it)"));
+  }
 }
 
 TEST_CASE("exceptions and crashes become ERROR findings") {
