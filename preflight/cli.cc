@@ -1,5 +1,6 @@
 #include "preflight/cli.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -41,6 +42,33 @@ std::string command_names() {
   return s;
 }
 
+// The options without those that only carry positional arguments (diff's
+// A and B): the usage line shows those, and "--a A" would mislead.
+po::options_description visible_options(const po::options_description& desc,
+                                        const po::positional_options_description& pos) {
+  po::options_description out("Options");
+  std::vector<std::string> positional;
+  for (unsigned i = 0; i < pos.max_total_count() && i < 16; ++i)
+    positional.push_back(pos.name_for_position(i));
+  for (const auto& o : desc.options())
+    if (std::find(positional.begin(), positional.end(), o->long_name()) == positional.end())
+      out.add(o);
+  return out;
+}
+
+// The first positional argument past what the command takes, to name it.
+std::string first_extra_positional(const std::vector<std::string>& args,
+                                   const po::options_description& desc,
+                                   const po::positional_options_description& pos) {
+  try {
+    auto parsed = po::command_line_parser(args).options(desc).allow_unregistered().run();
+    auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
+    if (rest.size() > pos.max_total_count()) return rest[pos.max_total_count()];
+  } catch (const po::error&) {
+  }
+  return "";
+}
+
 int usage_error(const std::string& where, const std::string& what, const std::string& hint) {
   std::cerr << where << ": " << what << "\n" << hint << "\n";
   return 2;
@@ -58,7 +86,7 @@ int dispatch(const Command& cmd, const std::vector<std::string>& args) {
     if (vm.count("help")) {
       std::cout << "Usage: " << cmd.usage << "\n\n" << cmd.summary << "\n";
       if (!cmd.details.empty()) std::cout << "\n" << cmd.details << "\n";
-      std::cout << "\n" << desc << "\n" << cmd.exit_codes;
+      std::cout << "\n" << visible_options(desc, pos) << "\n" << cmd.exit_codes;
       return 0;
     }
     po::notify(vm);
@@ -66,7 +94,10 @@ int dispatch(const Command& cmd, const std::vector<std::string>& args) {
     return usage_error(prog, "unknown option '" + e.get_option_name() + "'",
                        "Run '" + prog + " --help' for the options.");
   } catch (const po::too_many_positional_options_error&) {
-    return usage_error(prog, "too many arguments", "Usage: " + cmd.usage);
+    const std::string extra = first_extra_positional(args, desc, pos);
+    return usage_error(prog,
+                       extra.empty() ? "too many arguments" : "unexpected argument '" + extra + "'",
+                       "Usage: " + cmd.usage);
   } catch (const po::error& e) {
     return usage_error(prog, e.what(), "Run '" + prog + " --help' for the options.");
   }

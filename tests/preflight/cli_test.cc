@@ -108,6 +108,19 @@ TEST_CASE("cli: unknown commands and options are rejected by name with exit 2") 
   CHECK_THAT(r.err, Catch::Contains("--timeout"));
   r = cli({"node", "--json", "-", "--ctrf", "-"});
   CHECK(r.exit_code == 2);
+  r = cli({"node", "stray"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unexpected argument 'stray'"));
+  r = cli({"diff", "a.yaml", "b.yaml", "c.yaml"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unexpected argument 'c.yaml'"));
+}
+
+TEST_CASE("cli: positional arguments are not listed as options in help") {
+  auto r = cli({"diff", "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Usage: hnprecheck diff A.yaml B.yaml"));
+  CHECK_THAT(r.out, !Catch::Contains("--a ") && !Catch::Contains("--b "));
 }
 
 TEST_CASE("cli: a missing or malformed profile is exit 2 with file:line") {
