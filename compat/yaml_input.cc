@@ -216,6 +216,16 @@ bool yaml_bool(const YAML::Node& n, const std::string& source, const std::string
   throw_at(n, source, field, "expected true or false, got " + describe(n));
 }
 
+std::string yaml_index(const std::string& base, size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
+
+void require_yaml_sequence(const YAML::Node& n, const std::string& source,
+                           const std::string& field) {
+  if (n.IsDefined() && !n.IsNull() && !n.IsSequence())
+    throw_at(n, source, field, "expected a list");
+}
+
 std::vector<std::string> yaml_string_list(const YAML::Node& n, const std::string& source,
                                           const std::string& field) {
   std::vector<std::string> out;

@@ -44,6 +44,11 @@ long long yaml_int(const YAML::Node& n, const std::string& source, const std::st
                    long long min, long long max);
 double yaml_number(const YAML::Node& n, const std::string& source, const std::string& field);
 bool yaml_bool(const YAML::Node& n, const std::string& source, const std::string& field);
+// "base[i]": the field name of a list element.
+std::string yaml_index(const std::string& base, size_t i);
+// Absent and null are an empty list; anything else but a list is an error.
+void require_yaml_sequence(const YAML::Node& n, const std::string& source,
+                           const std::string& field);
 // A scalar or a list of scalars, always returned as a list.
 std::vector<std::string> yaml_string_list(const YAML::Node& n, const std::string& source,
                                           const std::string& field);

@@ -14,14 +14,8 @@ using compat::YamlMap;
 
 namespace {
 
-std::string idx(const std::string& base, size_t i) {
-  return base + "[" + std::to_string(i) + "]";
-}
-
-void require_sequence(const YAML::Node& n, const std::string& src, const std::string& field) {
-  if (n.IsDefined() && !n.IsNull() && !n.IsSequence())
-    compat::throw_at(n, src, field, "expected a list");
-}
+using compat::require_yaml_sequence;
+using compat::yaml_index;
 
 std::string normalise_gid_type(const std::string& text, const YAML::Node& n, const std::string& src,
                                const std::string& field) {
@@ -76,8 +70,8 @@ netplane::Plane parse_plane(const YAML::Node& node, const std::string& src,
   if (YAML::Node s = m.get("subnet"); s.IsDefined() && !s.IsNull())
     parse_subnet(s, m.field("subnet"));
   if (YAML::Node s = m.get("subnets"); s.IsDefined() && !s.IsNull()) {
-    require_sequence(s, src, m.field("subnets"));
-    for (size_t i = 0; i < s.size(); ++i) parse_subnet(s[i], idx(m.field("subnets"), i));
+    require_yaml_sequence(s, src, m.field("subnets"));
+    for (size_t i = 0; i < s.size(); ++i) parse_subnet(s[i], yaml_index(m.field("subnets"), i));
   }
   p.nic = m.opt_string("nic").value_or("");
   if (YAML::Node v = m.get("vlan"); v.IsDefined() && !v.IsNull()) {
@@ -99,7 +93,8 @@ netplane::Plane parse_plane(const YAML::Node& node, const std::string& src,
     p.peers = compat::yaml_string_list(peers, src, m.field("peers"));
     for (size_t i = 0; i < p.peers.size(); ++i)
       if (!netplane::try_parse_ip(p.peers[i]))
-        compat::throw_at(peers.IsSequence() ? peers[i] : peers, src, idx(m.field("peers"), i),
+        compat::throw_at(peers.IsSequence() ? peers[i] : peers, src,
+                         yaml_index(m.field("peers"), i),
                          "'" + p.peers[i] + "' is not an IP address");
   }
   m.finish();
@@ -181,9 +176,9 @@ CommSpec parse_comm(YamlMap m) {
 std::vector<DomainSpec> parse_topology(YamlMap m) {
   std::vector<DomainSpec> out;
   YAML::Node d = m.get("domains");
-  require_sequence(d, m.source(), m.field("domains"));
+  require_yaml_sequence(d, m.source(), m.field("domains"));
   for (size_t i = 0; d.IsSequence() && i < d.size(); ++i) {
-    YamlMap dm(d[i], m.source(), idx(m.field("domains"), i));
+    YamlMap dm(d[i], m.source(), yaml_index(m.field("domains"), i));
     DomainSpec s;
     s.name = dm.req_string("name");
     s.link = dm.opt_string("link").value_or("");
@@ -256,13 +251,13 @@ Profile parse_profile(const std::string& text, const std::string& source_name) {
       static_cast<int>(compat::yaml_int(m.required("version"), source_name, "version", 1, 1));
   p.cluster = m.opt_string("cluster").value_or("");
   YAML::Node nodes = m.get("nodes");
-  require_sequence(nodes, source_name, "nodes");
+  require_yaml_sequence(nodes, source_name, "nodes");
   for (size_t i = 0; nodes.IsSequence() && i < nodes.size(); ++i)
-    p.nodes.push_back(parse_node(nodes[i], source_name, idx("nodes", i)));
+    p.nodes.push_back(parse_node(nodes[i], source_name, yaml_index("nodes", i)));
   YAML::Node planes = m.get("planes");
-  require_sequence(planes, source_name, "planes");
+  require_yaml_sequence(planes, source_name, "planes");
   for (size_t i = 0; planes.IsSequence() && i < planes.size(); ++i)
-    p.planes.push_back(parse_plane(planes[i], source_name, idx("planes", i)));
+    p.planes.push_back(parse_plane(planes[i], source_name, yaml_index("planes", i)));
   if (YAML::Node s = m.get("storage"); s.IsDefined())
     p.storage = parse_storage_spec(YamlMap(s, source_name, "storage"));
   if (YAML::Node s = m.get("physical"); s.IsDefined())

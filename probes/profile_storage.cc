@@ -12,14 +12,8 @@ using compat::YamlMap;
 
 namespace {
 
-std::string idx(const std::string& base, size_t i) {
-  return base + "[" + std::to_string(i) + "]";
-}
-
-void require_sequence(const YAML::Node& n, const std::string& src, const std::string& field) {
-  if (n.IsDefined() && !n.IsNull() && !n.IsSequence())
-    compat::throw_at(n, src, field, "expected a list");
-}
+using compat::require_yaml_sequence;
+using compat::yaml_index;
 
 std::string number_text(double v) {
   std::string s = std::to_string(v);
@@ -125,7 +119,7 @@ JitterSpec parse_jitter(YamlMap m) {
                                                  "checkpoint"};
     for (size_t i = 0; i < j.workloads.size(); ++i)
       if (!kKnown.count(j.workloads[i]))
-        compat::throw_at(m.get("workloads"), m.source(), idx(m.field("workloads"), i),
+        compat::throw_at(m.get("workloads"), m.source(), yaml_index(m.field("workloads"), i),
                          "unknown workload '" + j.workloads[i] +
                              "' (expected sync_write, random_read, metadata, checkpoint)");
   }
@@ -191,12 +185,12 @@ MountSpec parse_mount(const YAML::Node& node, const std::string& src, const std:
 StorageSpec parse_storage_spec(YamlMap m) {
   StorageSpec s;
   YAML::Node mounts = m.get("mounts");
-  require_sequence(mounts, m.source(), m.field("mounts"));
+  require_yaml_sequence(mounts, m.source(), m.field("mounts"));
   std::set<std::string> seen;
   for (size_t i = 0; mounts.IsSequence() && i < mounts.size(); ++i) {
-    s.mounts.push_back(parse_mount(mounts[i], m.source(), idx(m.field("mounts"), i)));
+    s.mounts.push_back(parse_mount(mounts[i], m.source(), yaml_index(m.field("mounts"), i)));
     if (!seen.insert(s.mounts.back().path).second)
-      compat::throw_at(mounts[i], m.source(), idx(m.field("mounts"), i),
+      compat::throw_at(mounts[i], m.source(), yaml_index(m.field("mounts"), i),
                        "mount path '" + s.mounts.back().path + "' is listed twice");
   }
   if (YAML::Node j = m.get("jitter"); j.IsDefined() && !j.IsNull()) {

@@ -9,8 +9,7 @@ using hn::test::run_process;
 
 namespace {
 hn::test::ProcessResult cli(std::vector<std::string> args, std::vector<std::string> env = {}) {
-  args.insert(args.begin(), HN_BINARY);
-  return run_process(args, 120, env);
+  return hn::test::run_hnprecheck(std::move(args), 120, env);
 }
 }  // namespace
 

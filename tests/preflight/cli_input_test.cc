@@ -19,8 +19,7 @@ const std::string kFixtures = HN_FIXTURE_DIR;
 // A short bound: a reader that blocks (a FIFO) is killed and fails the test
 // instead of hanging it.
 hn::test::ProcessResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), HN_BINARY);
-  return run_process(args, 20);
+  return hn::test::run_hnprecheck(std::move(args), 20);
 }
 
 void check_input_error(const hn::test::ProcessResult& r, const std::string& where,

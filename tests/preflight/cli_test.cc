@@ -13,8 +13,7 @@ using hn::test::TempDir;
 
 namespace {
 hn::test::ProcessResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), HN_BINARY);
-  return run_process(args, 60);
+  return hn::test::run_hnprecheck(std::move(args), 60);
 }
 }  // namespace
 

@@ -89,31 +89,14 @@ TEST_CASE("mpi: a rank with another job's token is refused and named", "[mpi]") 
   const std::string mpirun = require_mpirun();
   const std::string rv = rendezvous();
   // MPMD: rank 1 runs with a different HN_TOKEN.
-  auto r = hn::test::run_process({mpirun,
-                                  "-np",
-                                  "1",
-                                  HN_BINARY,
-                                  "bench",
-                                  "-e",
-                                  "64",
-                                  "--timeout",
-                                  "10",
-                                  "--rendezvous",
-                                  rv,
-                                  ":",
-                                  "-np",
-                                  "1",
-                                  "env",
-                                  "HN_TOKEN=ffffffffffffffffffffffffffffffff",
-                                  HN_BINARY,
-                                  "bench",
-                                  "-e",
-                                  "64",
-                                  "--timeout",
-                                  "10",
-                                  "--rendezvous",
-                                  rv},
-                                 60, kEnv);
+  const std::vector<std::string> bench = {HN_BINARY,   "bench", "-e",           "64",
+                                          "--timeout", "10",    "--rendezvous", rv};
+  std::vector<std::string> argv = {mpirun, "-np", "1"};
+  argv.insert(argv.end(), bench.begin(), bench.end());
+  for (const char* a : {":", "-np", "1", "env", "HN_TOKEN=ffffffffffffffffffffffffffffffff"})
+    argv.push_back(a);
+  argv.insert(argv.end(), bench.begin(), bench.end());
+  auto r = hn::test::run_process(argv, 60, kEnv);
   INFO(r.out << r.err);
   CHECK(r.exit_code != 0);
   CHECK(r.exit_code != -1);  // ended by itself, well within the test's 60 s

@@ -18,8 +18,7 @@ const std::string kSnaps = std::string(HN_FIXTURE_DIR) + "/snapshots/";
 const std::string kProfiles = std::string(HN_FIXTURE_DIR) + "/profiles/";
 
 hn::test::ProcessResult cli(std::vector<std::string> args, std::vector<std::string> env = {}) {
-  args.insert(args.begin(), HN_BINARY);
-  return run_process(args, 60, env);
+  return hn::test::run_hnprecheck(std::move(args), 60, env);
 }
 
 struct Report {

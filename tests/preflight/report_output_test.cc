@@ -15,8 +15,7 @@ namespace {
 const std::string kFixtures = HN_FIXTURE_DIR;
 
 hn::test::ProcessResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), HN_BINARY);
-  return run_process(args, 60);
+  return hn::test::run_hnprecheck(std::move(args), 60);
 }
 
 // Exit 2, the option and the reason named, and nothing on stdout: no probe

@@ -67,4 +67,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   return r;
 }
 
+ProcessResult run_hnprecheck(std::vector<std::string> args, double timeout_s,
+                             const std::vector<std::string>& extra_env) {
+  args.insert(args.begin(), HN_BINARY);
+  return run_process(args, timeout_s, extra_env);
+}
+
 }  // namespace hn::test

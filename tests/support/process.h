@@ -16,4 +16,8 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s = 60,
                           const std::vector<std::string>& extra_env = {});
 
+// run_process of the hnprecheck binary under test (HN_BINARY) with `args`.
+ProcessResult run_hnprecheck(std::vector<std::string> args, double timeout_s = 60,
+                             const std::vector<std::string>& extra_env = {});
+
 }  // namespace hn::test
