@@ -22,6 +22,9 @@ std::string ranges(const tr::RuleSet& rs, const std::vector<std::string>& vars) 
           spec->type == "int" ? tr::range_text(tr::effective_range(*spec, "a2")) : spec->type;
       for (const auto& p : spec->platforms) r += "; " + p.note;
       if (spec->multiple_of) r += ", multiple of " + std::to_string(spec->multiple_of);
+      // The plausible bounds decide needs-review, so they belong in the listing.
+      if (spec->plausible_min) r += ", plausible from " + std::to_string(*spec->plausible_min);
+      if (spec->plausible_max) r += ", plausible up to " + std::to_string(*spec->plausible_max);
       s += (s.empty() ? "" : "; ") + v + " " + r +
            (spec->unit.empty() ? "" : " (" + spec->unit + ")");
     }

@@ -51,6 +51,8 @@ reports::Finding var_finding(const tr::Translation& t, const tr::VarResult& v) {
       return reports::make_finding("COMM-PARAM-CONVERTED", Status::kPass, e, p);
     case tr::Outcome::kClamped:
       return reports::make_finding("COMM-PARAM-CLAMPED", Status::kWarn, e, p);
+    case tr::Outcome::kInvalid:
+      return reports::make_finding("COMM-PARAM-INVALID", Status::kFail, e, p);
     case tr::Outcome::kNeedsReview:
       return reports::make_finding("COMM-PARAM-REVIEW", Status::kFail, e, p);
     case tr::Outcome::kDropped:

@@ -5,6 +5,7 @@
 // the exit code (README "translate"):
 //   translated, converted, dropped without risk    PASS
 //   clamped, dropped with risk, unknown            WARN (exit 1 only with --strict)
+//   invalid (--check: breaks the range/multiple)   FAIL (exit 1)
 //   needs-review                                   FAIL (exit 1)
 //   cross rule violated                            FAIL, or WARN for advice-only rules
 //   cross rule not checkable (no profile/ports)    SKIP with the reason

@@ -20,9 +20,16 @@ constexpr CatalogEntry kEntries[] = {
     {"COMM-PARAM-CLAMPED", Layer::kL3, "variable within the target's range",
      "{var}={value} ({where}) -> {result}", "{var}={value} ({where}) -> {result}: {detail}",
      "{todo}"},
+    // --check: the value breaks the library's own range or multiple rule, so
+    // the library would reject or reinterpret it; {result} is the fix.
+    {"COMM-PARAM-INVALID", Layer::kL3, "variable within the target's own rules",
+     "{var}={value} ({where}) is valid for {library}",
+     "{var}={value} ({where}) is not valid for {library}: {detail}; the nearest valid setting is "
+     "{result}",
+     "{todo}"},
     {"COMM-PARAM-REVIEW", Layer::kL3, "variable translated automatically",
-     "{var}={value} ({where}) translated",
-     "{var}={value} ({where}) has no safe automatic translation: {detail}", "{todo}"},
+     "{var}={value} ({where}) translated", "{var}={value} ({where}) needs review: {detail}",
+     "{todo}"},
     {"COMM-PARAM-DROPPED", Layer::kL3, "variable has a counterpart",
      "{var}={value} ({where}) dropped: {detail}",
      "{var}={value} ({where}) dropped although it had an effect: {detail}", "{todo}"},

@@ -31,6 +31,26 @@ std::string source_range_note(const VarSpec& spec, const std::string& value,
   return s;
 }
 
+std::string accepted_values(const VarSpec& spec, const std::string& platform) {
+  if (spec.type == "kv") {
+    std::string s;
+    for (const auto& [k, range] : spec.keys)
+      s += (s.empty() ? "" : ", ") + k + " [" + std::to_string(range.first) + ", " +
+           std::to_string(range.second) + "]";
+    return s;
+  }
+  std::string s = range_text(effective_range(spec, platform));
+  if (spec.multiple_of) s += ", multiples of " + std::to_string(spec.multiple_of);
+  return s;
+}
+
+std::string plausible_todo(const VarSpec& spec) {
+  std::string unit = spec.unit.empty() ? "" : " " + spec.unit;
+  return "Check the unit: " + spec.name + " is in" + (unit.empty() ? " its own units" : unit) +
+         (spec.default_value.empty() ? "" : " (default " + spec.default_value + unit + ")") +
+         ". Set the size you mean in" + (unit.empty() ? " those units" : unit) + ".";
+}
+
 RowResult needs_review(std::string detail, std::string todo) {
   RowResult r;
   r.outcome = Outcome::kNeedsReview;
@@ -106,6 +126,8 @@ RowResult convert_value(const RowInput& in) {
   const VarSpec* dst = in.rules.target(to);
   ParsedValue pv = parse_entry(src, e, platform);
   std::vector<std::string> notes;
+  // Only a documented "no limit" value gets here outside the source's range
+  // (convert_row sends the rest to review): say what it means.
   if (pv.outside_range && src) notes.push_back(source_range_note(*src, e.value, platform));
   bool ci = src && src->case_insensitive;
   for (const auto& [key, why] : in.row.drop_values)
@@ -160,6 +182,11 @@ RowResult convert_value(const RowInput& in) {
     FitResult f = fit_number(*dst, *num, infinite, platform);
     r.range = range_text(effective_range(*dst, platform));
     text = std::to_string(f.value);
+    // The source was plausible (convert_row), so an implausible result means
+    // the unit conversion met a value nobody uses (NCCL_BUFFSIZE of 100 GB).
+    if (std::string p = infinite ? "" : plausibility_problem(*dst, f.value); !p.empty())
+      return needs_review(e.name + "=" + e.value + " becomes " + to + "=" + text + ": " + p,
+                          plausible_todo(*dst));
     if (f.status == FitResult::kClamped) {
       r.outcome = Outcome::kClamped;
       notes.push_back(pv.infinite ? e.value + " means no limit; " + to + " accepts " + r.range +
@@ -202,7 +229,30 @@ RowResult convert_value(const RowInput& in) {
 
 }  // namespace
 
-RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Context& ctx) {
+namespace {
+
+// How an int value breaks its variable's rules, or "" when it does not: the
+// range (with the library's own note), multiple_of, or both.
+std::string broken_rule(const VarSpec& spec, const EnvEntry& e, bool infinite, const FitResult& f,
+                        const std::string& range) {
+  if (f.status == FitResult::kClamped) {
+    std::string s = infinite ? e.value + " means no limit, which " + spec.name +
+                                   " cannot express: its range is " + range
+                             : e.value + " is outside " + spec.name + "'s range " + range;
+    if (!spec.range_note.empty()) s += " (" + spec.range_note + ")";
+    if (f.off_multiple) s += ", and it must be a multiple of " + std::to_string(spec.multiple_of);
+    return s;
+  }
+  if (f.off_multiple)
+    return e.value + " is not a multiple of " + std::to_string(spec.multiple_of) + ", which " +
+           spec.name + " must be";
+  return "";
+}
+
+}  // namespace
+
+RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Context& ctx,
+                             bool check) {
   RowResult r;
   if (e.dynamic) {
     r.detail = "the script computes it at run time; it stays there";
@@ -214,12 +264,29 @@ RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Conte
     r.range = range_text(effective_range(spec, ctx.platform));
     FitResult f = fit_number(spec, *pv.number, pv.infinite, ctx.platform);
     text = std::to_string(f.value);
-    if (f.status == FitResult::kClamped) {
+    std::string broken = broken_rule(spec, e, pv.infinite, f, r.range);
+    // Checked on the value that would be written: suggesting the nearest
+    // valid value is no help when that value is implausible too.
+    if (std::string p = pv.infinite ? "" : plausibility_problem(spec, f.value); !p.empty()) {
+      RowResult rev = needs_review(
+          broken.empty() ? p : broken + "; the nearest valid value " + text + " is no better: " + p,
+          plausible_todo(spec));
+      rev.range = r.range;
+      return rev;
+    }
+    if (check && !broken.empty()) {
+      r.outcome = Outcome::kInvalid;
+      r.detail = broken;
+      r.todo = "Set " + spec.name + "=" + text + ", or another value " + spec.library +
+               " accepts: " + accepted_values(spec, ctx.platform) + ".";
+    } else if (f.status == FitResult::kClamped) {
       r.outcome = Outcome::kClamped;
       r.detail = "outside " + spec.name + "'s range " + r.range + ", " + f.detail;
       if (!spec.range_note.empty()) r.detail += " (" + spec.range_note + ")";
       r.todo = "Check that " + spec.name + "=" + text + " is what the job needs.";
     } else if (f.status == FitResult::kRounded || f.value != *pv.number) {
+      // A platform step the library rounds to itself, a "no limit" value
+      // spelled differently, or hex: the same setting, written canonically.
       r.outcome = Outcome::kConverted;
       r.detail = f.detail;
     }
@@ -233,13 +300,15 @@ RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Conte
       parts.push_back(key + ":" + std::to_string(std::min(std::max(v, lo), hi)));
     }
     text = join(parts, ",");
-    r.outcome = Outcome::kClamped;
+    r.outcome = check ? Outcome::kInvalid : Outcome::kClamped;
     r.detail = "a key is outside its range (";
     for (const auto& [k, range] : spec.keys)
       r.detail +=
           k + " [" + std::to_string(range.first) + ", " + std::to_string(range.second) + "] ";
     r.detail.back() = ')';
-    r.todo = "Check that " + spec.name + "=" + text + " is what the job needs.";
+    r.todo = check ? "Set " + spec.name + "=" + text + ", or other values within " +
+                         accepted_values(spec, ctx.platform) + "."
+                   : "Check that " + spec.name + "=" + text + " is what the job needs.";
   } else if (spec.type == "ports" && (spec.min || spec.max)) {
     PortSpec ps = parse_port_spec(e.value);
     for (const auto& pr : ps.ranges)
@@ -275,6 +344,30 @@ RowResult convert_row(const RowInput& in) {
           e->name + " is only known at run time (" + e->raw + ")",
           "Translate inside the job with `hnprecheck translate --from-env`, or write "
           "a literal value.");
+  // A source value its own library rejects (or a unit mix-up) has no meaning
+  // to carry over: converting it would dress a typo up as a valid target
+  // value (NCCL_BUFFSIZE=-1 as HCCL_BUFFSIZE=1). A documented "no limit"
+  // value (NCCL_IB_TIMEOUT=99) has a meaning, and converts.
+  for (const EnvEntry* e : in.present) {
+    const VarSpec* spec = in.rules.source(e->name);
+    if (!spec) continue;
+    ParsedValue pv = parse_entry(spec, *e, in.ctx.platform);
+    if (pv.infinite) continue;
+    const bool off_multiple = spec->multiple_of && pv.number && *pv.number % spec->multiple_of != 0;
+    if (pv.outside_range || off_multiple) {
+      std::string accepted = accepted_values(*spec, in.ctx.platform);
+      std::string broken = pv.outside_range
+                               ? " is outside " + spec->library + "'s own range " + accepted +
+                                     (spec->range_note.empty() ? "" : " (" + spec->range_note + ")")
+                               : " is not a multiple of " + std::to_string(spec->multiple_of) +
+                                     ", which " + spec->library + " requires (" + accepted + ")";
+      return needs_review(e->name + "=" + e->value + broken + "; fix the source value first",
+                          "Set " + e->name + " to a value " + spec->library + " accepts (" +
+                              accepted + ") in the source configuration, then translate again.");
+    }
+    if (std::string p = pv.number ? plausibility_problem(*spec, *pv.number) : ""; !p.empty())
+      return needs_review(e->name + "=" + e->value + ": " + p, plausible_todo(*spec));
+  }
   const std::string& c = row.convert;
   if (c == "value") return convert_value(in);
   if (c == "ifname") return convert_ifname(in);

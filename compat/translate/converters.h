@@ -32,8 +32,12 @@ struct RowResult {
 RowResult convert_row(const RowInput& in);
 
 // Validates a target variable's own value (--check, or a target variable in
-// the input): translated when valid, clamped/converted when it had to change.
-RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Context& ctx);
+// the input): translated when valid. When it had to change, `check` decides:
+// with --check a value that breaks the library's range or multiple_of is
+// invalid as written; in a translation it is clamped/converted as before. A
+// value outside the plausible bounds needs review either way.
+RowResult check_target_value(const VarSpec& spec, const EnvEntry& e, const Context& ctx,
+                             bool check);
 
 // Renders {name} placeholders of a rule text; unknown names stay as written.
 std::string render_rule_text(const std::string& tmpl,
@@ -50,6 +54,10 @@ ParsedValue parse_entry(const VarSpec* spec, const EnvEntry& e, const std::strin
 std::string source_range_note(const VarSpec& spec, const std::string& value,
                               const std::string& platform);
 RowResult needs_review(std::string detail, std::string todo);
+// The values a variable accepts: "[0, 255], multiples of 4", or a kv's key ranges.
+std::string accepted_values(const VarSpec& spec, const std::string& platform);
+// What to do about a value outside the plausible bounds: check its unit.
+std::string plausible_todo(const VarSpec& spec);
 // The value of a row's source variable: from the input, else its default.
 struct SourceValue {
   const EnvEntry* entry = nullptr;  // nullptr: the default applies

@@ -125,12 +125,8 @@ RowResult convert_socket_retry(const RowInput& in) {
   const std::string& to = in.row.to.front();
   const VarSpec* dst = in.rules.target(to);
   if (!dst) throw std::logic_error("rules: no target row for " + to);
+  // convert_row already sent values outside NCCL's own range (>= 1) to review.
   SourceValue n = source_int(in, in.row.from.at(0)), s = source_int(in, in.row.from.at(1));
-  std::vector<std::string> notes;
-  for (const SourceValue* sv : {&n, &s})
-    if (sv->entry && sv->number < 1)
-      notes.push_back(
-          source_range_note(*in.rules.source(sv->entry->name), sv->entry->value, in.ctx.platform));
   // Integer milliseconds: 1400 ms x 210 must be exactly 294 s, not 294.00000000000006.
   long long retries = std::max(0LL, n.number);
   long long total_ms = std::max(0LL, s.number) * retries * (retries + 1) / 2;
@@ -151,8 +147,7 @@ RowResult convert_socket_retry(const RowInput& in) {
   } else {
     budget += ", so " + to + "=" + std::to_string(f.value) + " keeps the same budget";
   }
-  notes.push_back(budget);
-  for (const auto& n2 : notes) r.detail += (r.detail.empty() ? "" : "; ") + n2;
+  r.detail = budget;
   return r;
 }
 
@@ -170,9 +165,6 @@ RowResult convert_connect_timeout_retry(const RowInput& in) {
                     "; NCCL (2.24+) retries with a linear back-off, and " + std::to_string(n) +
                     " retries of " + std::to_string(sleep_ms) + " ms cover " +
                     format_seconds(sleep_ms * 1e-3 * n * (n + 1) / 2.0));
-  if (pv.outside_range)
-    r.detail =
-        source_range_note(*in.rules.source(e.name), e.value, in.ctx.platform) + "; " + r.detail;
   return r;
 }
 
@@ -209,13 +201,9 @@ RowResult convert_port_min_range(const RowInput& in) {
 RowResult convert_pfc(const RowInput& in) {
   const EnvEntry& e = *in.present.front();
   const std::string& to = in.row.to.front();
-  ParsedValue pv = parse_entry(in.rules.source(e.name), e, in.ctx.platform);
-  std::string note =
-      pv.outside_range
-          ? source_range_note(*in.rules.source(e.name), e.value, in.ctx.platform) + "; "
-          : "";
+  parse_entry(in.rules.source(e.name), e, in.ctx.platform);
   if (!in.ctx.pfc_priority)
-    return needs_review(note + to +
+    return needs_review(to +
                             " must equal the PFC priority of the RoCE NICs (defaults: NCCL 0, "
                             "HCCL 4); " +
                             e.name + "=" + e.value + " was chosen for the old fabric",
@@ -224,7 +212,7 @@ RowResult convert_pfc(const RowInput& in) {
   std::string v = std::to_string(*in.ctx.pfc_priority);
   return converted(
       {{to, v}},
-      note + to + " must equal the RoCE NICs' PFC priority, " + v + " in the profile" +
+      to + " must equal the RoCE NICs' PFC priority, " + v + " in the profile" +
           (v == e.value ? "" : " (" + e.name + "=" + e.value + " served the old fabric)"),
       v == e.value ? Outcome::kTranslated : Outcome::kConverted);
 }

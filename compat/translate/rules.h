@@ -47,7 +47,13 @@ struct VarSpec {
   long long step = 0;                      // values round down to a multiple of step
   std::vector<long long> infinite_at;      // values that mean "no limit" (NCCL_IB_TIMEOUT 0)
   std::optional<long long> infinite_from;  // and everything from here up (>= 32)
-  std::vector<std::string> values;         // enum/tokens: allowed tokens
+  // Inside the range but not what anyone means on purpose: a value of the
+  // other library's unit copied verbatim (HCCL_BUFFSIZE=8388608 MB is 8 TB).
+  // The library accepts it, so it is not clamped; outside these bounds the
+  // value needs review instead, with plausible_note saying what it looks like.
+  std::optional<long long> plausible_min, plausible_max;
+  std::string plausible_note;
+  std::vector<std::string> values;  // enum/tokens: allowed tokens
   bool case_insensitive = false;
   bool also_int = false;  // enum that also takes a plain integer (NCCL_P2P_LEVEL)
   std::map<std::string, std::pair<long long, long long>> keys;  // kv: key -> [min, max]

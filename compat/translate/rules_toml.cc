@@ -154,6 +154,30 @@ const std::set<std::string> kConverts = {
     "value", "ifname",    "socket-retry", "connect-timeout-retry", "port-min-range",
     "pfc",   "nccl-algo", "hccl-algo",    "debug-subsys-coll",     "ccl-mnic"};
 
+// The plausible bounds narrow an int's documented range, and each bound needs
+// its reason: a bound without a note would turn a value into needs-review
+// with nothing to tell the user.
+void check_plausible(Table& t, const VarSpec& v) {
+  const bool bound = v.plausible_min || v.plausible_max;
+  const char* key = v.plausible_min ? "plausible_min" : "plausible_max";
+  if (bound && v.type != "int")
+    t.fail(*t.get(key), t.field(key), "plausible bounds need type = \"int\"");
+  if (bound && v.plausible_note.empty())
+    t.fail(*t.get(key), t.field("plausible_note"),
+           "plausible_min/plausible_max need a plausible_note saying what such a value looks like");
+  if (!bound && !v.plausible_note.empty())
+    t.fail(*t.get("plausible_note"), t.field("plausible_note"),
+           "plausible_note without plausible_min or plausible_max");
+  if (v.plausible_min && v.plausible_max && *v.plausible_min > *v.plausible_max)
+    t.fail(*t.get("plausible_min"), t.field("plausible_min"), "is above plausible_max");
+  if (v.plausible_min &&
+      ((v.min && *v.plausible_min < *v.min) || (v.max && *v.plausible_min > *v.max)))
+    t.fail(*t.get("plausible_min"), t.field("plausible_min"), "is outside min/max");
+  if (v.plausible_max &&
+      ((v.min && *v.plausible_max < *v.min) || (v.max && *v.plausible_max > *v.max)))
+    t.fail(*t.get("plausible_max"), t.field("plausible_max"), "is outside min/max");
+}
+
 VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
   VarSpec v;
   v.library = lib;
@@ -171,6 +195,9 @@ VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
   v.step = t.integer("step").value_or(0);
   v.infinite_at = t.integers("infinite_at");
   v.infinite_from = t.integer("infinite_from");
+  v.plausible_min = t.integer("plausible_min");
+  v.plausible_max = t.integer("plausible_max");
+  v.plausible_note = t.str("plausible_note");
   v.values = t.strings("values");
   v.case_insensitive = t.boolean("case_insensitive").value_or(false);
   v.also_int = t.boolean("also_int").value_or(false);
@@ -205,6 +232,7 @@ VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
   }
   if (v.type == "enum" && v.values.empty())
     t.fail(t.value(), t.field("values"), "an enum needs values");
+  check_plausible(t, v);
   t.finish();
   return v;
 }

@@ -21,6 +21,8 @@ std::string to_string(Outcome o) {
       return "converted";
     case Outcome::kClamped:
       return "clamped";
+    case Outcome::kInvalid:
+      return "invalid";
     case Outcome::kNeedsReview:
       return "needs-review";
     case Outcome::kDropped:
@@ -33,8 +35,11 @@ std::string to_string(Outcome o) {
 
 namespace {
 
+// An invalid value (--check) is written in its fixed form: that is what
+// `--check --out fixed.env` is for, and the exit code still fails the gate.
 bool writes(Outcome o) {
-  return o == Outcome::kTranslated || o == Outcome::kConverted || o == Outcome::kClamped;
+  return o == Outcome::kTranslated || o == Outcome::kConverted || o == Outcome::kClamped ||
+         o == Outcome::kInvalid;
 }
 
 struct Claim {
@@ -133,7 +138,7 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
       v = from_row(e, *row, convert_row(in));
       row_done[row->id()] = t.vars.size();
     } else if (const VarSpec* spec = rules.target(e.name)) {
-      RowResult rr = check_target_value(*spec, e, ctx);
+      RowResult rr = check_target_value(*spec, e, ctx, check);
       v.input = e;
       v.outcome = rr.outcome;
       v.outputs = rr.outputs;

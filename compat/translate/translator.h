@@ -9,12 +9,17 @@
 //   translated   same meaning, value carried over (maybe under a new name)
 //   converted    unit or encoding changed (bytes -> MB, exclude list -> exact NIC)
 //   clamped      out of the target's range; the nearest valid value is written
-//   needs-review no safe automatic mapping; `todo` says what to do
+//   invalid      --check only: the value breaks the library's own rules (range,
+//                multiple); the nearest valid value is written and `todo` names it
+//   needs-review no safe automatic mapping, a source value outside its own
+//                library's range, or a value outside the plausible bounds
+//                (bytes copied as MB); `todo` says what to do
 //   dropped      no counterpart; `detail` says why (risk: it must be redone by hand)
 //   unknown      a communication variable that no table knows
 // Variables outside every library's namespace (PATH, SLURM_*) are listed in
 // `others` and otherwise left alone. Only translated, converted and clamped
-// values reach `env`, so the written file holds only valid values.
+// values reach `env` (and, with --check, the fixed form of invalid ones), so
+// the written file holds only valid values.
 //
 // Throws compat::InputError (file, line, variable) when a value does not
 // parse as its variable's type: a malformed value stops the run (exit 2);
@@ -32,7 +37,15 @@
 
 namespace hn::compat::translate {
 
-enum class Outcome { kTranslated, kConverted, kClamped, kNeedsReview, kDropped, kUnknown };
+enum class Outcome {
+  kTranslated,
+  kConverted,
+  kClamped,
+  kInvalid,
+  kNeedsReview,
+  kDropped,
+  kUnknown
+};
 std::string to_string(Outcome o);
 
 // The parameter plane of the cluster profile, resolved for interface settings.

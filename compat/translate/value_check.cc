@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "compat/translate/algo_grammar.h"
 #include "compat/translate/values.h"
@@ -179,17 +180,33 @@ FitResult fit_number(const VarSpec& spec, long long v, bool infinite, const std:
   } else if (r.max && v > *r.max) {
     f = FitResult{FitResult::kClamped, *r.max, "lowered to the maximum " + std::to_string(*r.max)};
   }
-  for (long long m : {spec.multiple_of, r.step}) {
+  // multiple_of is enforced by the library, step is its own rounding.
+  for (auto [m, enforced] : {std::pair{spec.multiple_of, true}, std::pair{r.step, false}}) {
     if (m <= 0 || f.value % m == 0) continue;
     long long down = f.value - ((f.value % m) + m) % m;
     long long chosen = in_range(down) ? down : down + m;
     std::string how = "rounded " + std::string(chosen < f.value ? "down" : "up") +
                       " to a multiple of " + std::to_string(m);
     if (f.status == FitResult::kOk) f.status = FitResult::kRounded;
+    f.off_multiple = f.off_multiple || enforced;
     f.detail = f.detail.empty() ? how : f.detail + ", " + how;
     f.value = chosen;
   }
   return f;
+}
+
+std::string plausibility_problem(const VarSpec& spec, long long v) {
+  std::string unit = spec.unit.empty() ? "" : " " + spec.unit;
+  std::string s;
+  if (spec.plausible_min && v < *spec.plausible_min)
+    s = std::to_string(v) + unit + " is below the plausible minimum of " +
+        std::to_string(*spec.plausible_min) + unit;
+  else if (spec.plausible_max && v > *spec.plausible_max)
+    s = std::to_string(v) + unit + " is above the plausible maximum of " +
+        std::to_string(*spec.plausible_max) + unit;
+  else
+    return "";
+  return s + " for " + spec.name + ": " + spec.plausible_note;
 }
 
 std::string format_seconds(double s) {

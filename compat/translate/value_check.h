@@ -25,6 +25,10 @@ struct FitResult {
   Status status = kOk;
   long long value = 0;
   std::string detail;  // how it changed, e.g. "rounded down to a multiple of 4"
+  // The value broke multiple_of, a rule the library enforces (HCCL_RDMA_TC
+  // must be a multiple of 4). A platform `step` is not such a rule: the
+  // library itself rounds to it (HCCL_EXEC_TIMEOUT 600 -> 544 on Atlas).
+  bool off_multiple = false;
 };
 
 // Fits a number (or "no limit") into an int variable's range on a platform:
@@ -32,6 +36,10 @@ struct FitResult {
 // round down (up when that would leave the range). "No limit" becomes the
 // variable's own no-limit value when it has one in range, else its maximum.
 FitResult fit_number(const VarSpec& spec, long long v, bool infinite, const std::string& platform);
+
+// Empty when v lies within the variable's plausible bounds (or it has none),
+// else why not: "8388608 MB is above the plausible maximum of 65536 MB: <note>".
+std::string plausibility_problem(const VarSpec& spec, long long v);
 
 // "131 µs", "4.3 s", "2.4 h", "infinite": durations as people configure them.
 std::string format_seconds(double s);

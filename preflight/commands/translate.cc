@@ -139,12 +139,15 @@ Command translate() {
       "cmd prefixes; #SBATCH lines are ignored), Kubernetes manifests (containers[].env) or the\n"
       "current environment, and translates each communication variable by the rule tables\n"
       "(units, ranges, grammars, value maps, defaults; each fact with its source). Every input\n"
-      "variable gets a finding: translated, converted, clamped, needs-review, dropped or unknown.\n"
-      "--out writes only valid values. With --profile, interface settings resolve to the\n"
-      "parameter plane's NIC; comm.pfc_priority sets HCCL_RDMA_SL.\n"
+      "variable gets a finding: translated, converted, clamped, needs-review, dropped or unknown;\n"
+      "with --check, a value outside the library's own range or multiple is invalid (FAIL,\n"
+      "with the nearest valid value). --out writes only valid values. Without --profile no\n"
+      "profile is used; with it, interface settings resolve to the parameter plane's NIC and\n"
+      "comm.pfc_priority sets HCCL_RDMA_SL.\n"
       "LIB: nccl, rccl, gloo, ompi, torch, oneccl (to hccl or nccl), hccl (to nccl).\n"
-      "Exit 1 when anything needs review or a cross-variable rule is violated (with --strict\n"
-      "also on clamped values, risky drops and unknown variables); 2 on a malformed line.";
+      "Exit 1 when anything needs review or is invalid, or a cross-variable rule is violated\n"
+      "(with --strict also on clamped values, risky drops and unknown variables); 2 on a\n"
+      "malformed line.";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
     d.add_options()("from", po::value<std::string>()->value_name("LIB"),
                     "library the settings were written for")(
@@ -160,8 +163,17 @@ Command translate() {
         "rules", po::value<std::vector<std::string>>()->value_name("FILE"),
         "rule table (TOML) that adds to or replaces an embedded one; repeatable")(
         "list-rules", po::bool_switch(), "print the rules in effect and exit");
-    add_profile_options(d);
+    // Not add_profile_options(): translate has no embedded profile and does
+    // not match the hostname, so that help text ("default: the embedded
+    // profile for this machine") would be wrong here.
     d.add_options()(
+        "profile", po::value<std::string>()->value_name("FILE"),
+        "cluster profile (YAML): interface settings resolve to its parameter plane's NIC and "
+        "comm.pfc_priority sets HCCL_RDMA_SL; default: none (no profile is used, and interface "
+        "settings other than one exact NIC need review)")(
+        "node", po::value<std::string>()->value_name("NAME"),
+        "with --profile: translate for this node of the profile (its NIC, or its address as "
+        "HCCL_IF_IP); default: only what holds on every node")(
         "plane", po::value<std::string>()->value_name("NAME"),
         "the plane whose NIC interface settings resolve to (default: first parameter plane)")(
         "platform", po::value<std::string>()->default_value("a2")->value_name("NAME"),

@@ -1,6 +1,7 @@
 // `hnprecheck translate` as a user runs it: the golden script end to end,
 // exit codes 0/1/2, --check, --from-env, manifests, --rules and --list-rules.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -142,9 +143,13 @@ TEST_CASE("translate cli: --check validates an HCCL configuration") {
   auto r = cli({"--check", "--to", "hccl", env, "--local-port-range", "32768 60999",
                 "--reserved-ports", "60000-60031", "--out", out, "--pg-timeout", "3600"});
   INFO(r.out << r.err);
-  CHECK(r.exit_code == 1);  // HCCL_EVENT_TIMEOUT=600 is below HCCL_EXEC_TIMEOUT's default 1836
+  // HCCL_RDMA_TC=106 is not a multiple of 4, and HCCL_EVENT_TIMEOUT=600 is below
+  // HCCL_EXEC_TIMEOUT's default 1836.
+  CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::Contains("PASS   COMM-PARAM-VALID"));
-  CHECK_THAT(r.out, Catch::Contains("HCCL_RDMA_TC=106 (" + env + ":2) -> HCCL_RDMA_TC=104"));
+  CHECK_THAT(r.out, Catch::Contains("FAIL   COMM-PARAM-INVALID"));
+  CHECK_THAT(r.out, Catch::Contains("HCCL_RDMA_TC=106 (" + env +
+                                    ":2) is not valid for hccl: 106 is not a multiple of 4"));
   CHECK_THAT(r.out, Catch::Contains("FAIL   COMM-PARAM-ORDER"));
   CHECK_THAT(r.out, Catch::Contains("Set HCCL_EVENT_TIMEOUT to at least 1837"));
   CHECK(assignments(hn::test::read_file(out)) ==
@@ -153,6 +158,67 @@ TEST_CASE("translate cli: --check validates an HCCL configuration") {
   r = cli({"--check", "--to", "hccl", good, "--local-port-range", "32768 60999", "--reserved-ports",
            "60000-60031", "--pg-timeout", "3600"});
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("translate cli: --check fails values the target's own rules would change") {
+  TempDir dir;
+  // The cross-variable port and timeout rules are settled, so only the value decides.
+  const std::vector<std::string> ctx = {"--local-port-range", "32768 60999",  "--reserved-ports",
+                                        "60000-60031",        "--pg-timeout", "3600"};
+  auto check = [&](const std::string& text) {
+    std::string env = dir.write("hccl.env", text);
+    std::vector<std::string> args = {"--check", "--to", "hccl", env};
+    args.insert(args.end(), ctx.begin(), ctx.end());
+    return cli(args);
+  };
+  struct Case {
+    std::string line, expect, fix;
+  };
+  const Case cases[] = {
+      {"HCCL_RDMA_TC=106", "106 is not a multiple of 4", "Set HCCL_RDMA_TC=104"},
+      {"HCCL_RDMA_TIMEOUT=25", "25 is outside HCCL_RDMA_TIMEOUT's range [5, 20]",
+       "Set HCCL_RDMA_TIMEOUT=20"},
+      {"HCCL_RDMA_RETRY_CNT=0", "0 is outside HCCL_RDMA_RETRY_CNT's range [1, 7]",
+       "Set HCCL_RDMA_RETRY_CNT=1"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.line);
+    auto r = check(c.line + "\n");
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("FAIL   COMM-PARAM-INVALID"));
+    CHECK_THAT(r.out, Catch::Contains(c.expect));
+    CHECK_THAT(r.out, Catch::Contains(c.fix));
+    CHECK_THAT(r.out, !Catch::Contains("PASS   COMM-PARAM-CONVERTED"));
+    CHECK_THAT(r.out, !Catch::Contains("WARN   COMM-PARAM-CLAMPED"));
+  }
+  // HCCL_BUFFSIZE in bytes, as NCCL_BUFFSIZE is: 8 TB per buffer.
+  auto r = check("HCCL_BUFFSIZE=8388608\n");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("FAIL   COMM-PARAM-REVIEW"));
+  CHECK_THAT(r.out, Catch::Contains("8388608 MB is above the plausible maximum of 65536 MB"));
+  CHECK_THAT(r.out, Catch::Contains("looks like bytes"));
+  // A valid configuration, one value only re-spelled (hex), still passes.
+  r = check("HCCL_RDMA_TC=104\nHCCL_RDMA_TIMEOUT=0x14\nHCCL_RDMA_RETRY_CNT=7\nHCCL_BUFFSIZE=400\n");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("COMM-PARAM-INVALID"));
+}
+
+TEST_CASE("translate cli: a source value outside its own library's range needs review") {
+  TempDir dir;
+  for (const char* line : {"NCCL_BUFFSIZE=-1", "NCCL_SOCKET_RETRY_CNT=-3"}) {
+    INFO(line);
+    std::string job = dir.write("nccl.env", std::string(line) + "\n");
+    auto r = cli({"--from", "nccl", "--to", "hccl", job, "--out", "-", "--local-port-range",
+                  "32768 60999", "--reserved-ports", "60000-60031"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(assignments(r.out).empty());  // nothing is written for it
+    CHECK_THAT(r.err, Catch::Contains("FAIL   COMM-PARAM-REVIEW"));
+    CHECK_THAT(r.err, Catch::Contains(std::string(line) + " is outside nccl's own range [1, inf)"));
+    CHECK_THAT(r.err, Catch::Contains("fix the source value first"));
+  }
 }
 
 TEST_CASE("translate cli: --from-env and Kubernetes manifests") {
@@ -216,4 +282,18 @@ TEST_CASE("translate cli: --help documents the command") {
   for (const char* s : {"--from", "--to", "--check", "--from-env", "--profile", "--out", "--rules",
                         "--strict", "--pg-timeout", "--local-port-range", "needs review"})
     CHECK_THAT(r.out, Catch::Contains(s));
+  // translate uses no profile unless given one (its report says "profile none"),
+  // so the shared "default: the embedded profile" text must not appear.
+  // The option column wraps, so compare with runs of blanks squashed to one space.
+  std::string flat;
+  for (char ch : r.out)
+    if (!std::isspace(static_cast<unsigned char>(ch)))
+      flat += ch;
+    else if (!flat.empty() && flat.back() != ' ')
+      flat += ' ';
+  CHECK_THAT(flat, !Catch::Contains("embedded profile"));
+  CHECK_THAT(flat, !Catch::Contains("match the hostname"));
+  CHECK_THAT(flat, Catch::Contains("--profile FILE cluster profile (YAML)"));
+  CHECK_THAT(flat, Catch::Contains("default: none (no profile is used"));
+  CHECK_THAT(flat, Catch::Contains("needs review or is invalid"));
 }

@@ -4,6 +4,7 @@
 
 #include "compat/input_error.h"
 #include "compat/translate/rules.h"
+#include "compat/translate/value_check.h"
 
 using namespace hn::compat::translate;
 using hn::compat::InputError;
@@ -144,4 +145,65 @@ TEST_CASE("rules: a --rules table replaces the embedded one of the same name") {
   REQUIRE(rs.rows.size() == 1);
   CHECK(rs.rows[0].divide == 1000000);
   CHECK(rs.rows[0].file == "site.toml");
+}
+
+TEST_CASE("rules: plausible bounds are read strictly and need a note") {
+  RuleBook b;
+  b.add_table_text(
+      "library = \"x\"\n[[var]]\nname = \"A\"\ntype = \"int\"\nunit = \"MB\"\nmin = 1\n"
+      "plausible_max = 100\nplausible_note = \"looks like bytes\"\nsource = \"k\"\n",
+      "t.toml");
+  const VarSpec& a = b.libraries().at("x").vars.at("A");
+  CHECK(a.plausible_max == 100);
+  CHECK_FALSE(a.plausible_min);
+  CHECK(a.plausible_note == "looks like bytes");
+  CHECK(plausibility_problem(a, 100).empty());
+  CHECK(plausibility_problem(a, 101) ==
+        "101 MB is above the plausible maximum of 100 MB for A: looks like bytes");
+
+  const char* head = "library = \"x\"\n[[var]]\nname = \"A\"\nsource = \"k\"\n";
+  struct Case {
+    std::string text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {std::string(head) + "type = \"int\"\nplausible_max = \"100\"\nplausible_note = \"n\"\n",
+       "t.toml:6: var[0].plausible_max: expected an integer"},
+      {std::string(head) + "type = \"int\"\nplausible_max = 100\n",
+       "var[0].plausible_note: plausible_min/plausible_max need a plausible_note"},
+      {std::string(head) + "type = \"int\"\nplausible_note = \"n\"\n",
+       "t.toml:6: var[0].plausible_note: plausible_note without plausible_min or plausible_max"},
+      {std::string(head) + "type = \"string\"\nplausible_min = 1\nplausible_note = \"n\"\n",
+       "t.toml:6: var[0].plausible_min: plausible bounds need type = \"int\""},
+      {std::string(head) +
+           "type = \"int\"\nplausible_min = 10\nplausible_max = 5\nplausible_note = \"n\"\n",
+       "t.toml:6: var[0].plausible_min: is above plausible_max"},
+      {std::string(head) + "type = \"int\"\nmax = 10\nplausible_max = 50\nplausible_note = \"n\"\n",
+       "t.toml:7: var[0].plausible_max: is outside min/max"},
+      {std::string(head) + "type = \"int\"\nmin = 1\nplausible_min = 0\nplausible_note = \"n\"\n",
+       "t.toml:7: var[0].plausible_min: is outside min/max"},
+      {std::string(head) + "type = \"int\"\nplausible_maximum = 5\n",
+       "t.toml:6: var[0].plausible_maximum: unknown key 'plausible_maximum'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    RuleBook bad;
+    try {
+      bad.add_table_text(c.text, "t.toml");
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(c.expect));
+    }
+  }
+}
+
+TEST_CASE("rules: the buffer sizes carry plausible bounds against unit mix-ups") {
+  const VarSpec* h = book().for_check("hccl").target("HCCL_BUFFSIZE");
+  REQUIRE(h);
+  CHECK(h->plausible_max == 65536);  // 64 GiB per buffer, allocated twice
+  CHECK_THAT(h->plausible_note, Catch::Contains("looks like bytes"));
+  const VarSpec* n = book().for_check("nccl").target("NCCL_BUFFSIZE");
+  REQUIRE(n);
+  CHECK(n->plausible_min == 65536);  // 64 KiB
+  CHECK_THAT(n->plausible_note, Catch::Contains("looks like MB"));
 }

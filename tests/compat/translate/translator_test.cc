@@ -128,7 +128,7 @@ TEST_CASE("translator: --check validates the target's own variables") {
   Translation t =
       run("export HCCL_RDMA_TIMEOUT=21 HCCL_BUFFSIZE=200 NCCL_DEBUG=INFO\n", "", "hccl");
   CHECK(t.from.empty());
-  CHECK(var(t, "HCCL_RDMA_TIMEOUT").outcome == Outcome::kClamped);
+  CHECK(var(t, "HCCL_RDMA_TIMEOUT").outcome == Outcome::kInvalid);
   CHECK(var(t, "HCCL_RDMA_TIMEOUT").rule == "check");
   CHECK(var(t, "HCCL_BUFFSIZE").outcome == Outcome::kTranslated);
   CHECK(var(t, "NCCL_DEBUG").outcome == Outcome::kUnknown);
@@ -155,4 +155,104 @@ TEST_CASE("translator: a profile without a parameter plane says so") {
   CHECK(var(t, "NCCL_SOCKET_IFNAME").outcome == Outcome::kNeedsReview);
   CHECK(var(t, "NCCL_SOCKET_IFNAME").detail == "the profile declares no plane of type parameter");
   CHECK_THAT(var(t, "NCCL_SOCKET_IFNAME").todo, Catch::Contains("--plane NAME"));
+}
+
+TEST_CASE("translator: --check makes a value the target's rules would change invalid") {
+  Translation t =
+      run("export HCCL_RDMA_TC=106\nexport HCCL_RDMA_TIMEOUT=25\nexport HCCL_RDMA_RETRY_CNT=0\n",
+          "", "hccl");
+  const VarResult& tc = var(t, "HCCL_RDMA_TC");
+  CHECK(tc.outcome == Outcome::kInvalid);
+  CHECK(tc.detail == "106 is not a multiple of 4, which HCCL_RDMA_TC must be");
+  CHECK(tc.todo ==
+        "Set HCCL_RDMA_TC=104, or another value hccl accepts: [0, 255], multiples of 4.");
+  const VarResult& timeout = var(t, "HCCL_RDMA_TIMEOUT");
+  CHECK(timeout.outcome == Outcome::kInvalid);
+  CHECK(timeout.detail == "25 is outside HCCL_RDMA_TIMEOUT's range [5, 20]");
+  CHECK(timeout.todo == "Set HCCL_RDMA_TIMEOUT=20, or another value hccl accepts: [5, 20].");
+  const VarResult& retry = var(t, "HCCL_RDMA_RETRY_CNT");
+  CHECK(retry.outcome == Outcome::kInvalid);
+  CHECK(retry.detail == "0 is outside HCCL_RDMA_RETRY_CNT's range [1, 7]");
+  CHECK_THAT(retry.todo, Catch::StartsWith("Set HCCL_RDMA_RETRY_CNT=1,"));
+  // --check --out writes the fixed values; the exit code still fails the gate.
+  REQUIRE(t.env.size() == 3);
+  CHECK(t.env[0].value == "104");
+  CHECK(t.env[0].origin == "HCCL_RDMA_TC=106 (job.sh:1), invalid");
+  CHECK(t.env[1].value == "20");
+  CHECK(t.env[2].value == "1");
+}
+
+TEST_CASE("translator: --check keeps re-spelled values and platform steps valid") {
+  Translation hex = run("export HCCL_RDMA_TC=0x84 HCCL_RDMA_TIMEOUT=20\n", "", "hccl");
+  CHECK(var(hex, "HCCL_RDMA_TC").outcome == Outcome::kConverted);  // the same number, 132
+  CHECK(var(hex, "HCCL_RDMA_TIMEOUT").outcome == Outcome::kTranslated);
+  // HCCL rounds HCCL_EXEC_TIMEOUT to 68 s steps itself on Atlas training: not a broken rule.
+  Context ctx;
+  ctx.platform = "atlas-training";
+  Translation step = run("export HCCL_EXEC_TIMEOUT=600\n", "", "hccl", ctx);
+  CHECK(var(step, "HCCL_EXEC_TIMEOUT").outcome == Outcome::kConverted);
+  CHECK(var(step, "HCCL_EXEC_TIMEOUT").outputs.front().second == "544");
+}
+
+TEST_CASE("translator: a target variable in a translation keeps its clamped outcome") {
+  Translation t = run("export HCCL_RDMA_TC=106 HCCL_RDMA_TIMEOUT=25\n", "nccl", "hccl");
+  CHECK(var(t, "HCCL_RDMA_TC").rule == "target");
+  CHECK(var(t, "HCCL_RDMA_TC").outcome == Outcome::kConverted);
+  CHECK(var(t, "HCCL_RDMA_TIMEOUT").outcome == Outcome::kClamped);
+}
+
+TEST_CASE("translator: a buffer size in the other library's unit needs review") {
+  // --check: HCCL_BUFFSIZE is MB; 8388608 is NCCL_BUFFSIZE's bytes copied over.
+  Translation check = run("export HCCL_BUFFSIZE=8388608\n", "", "hccl");
+  const VarResult& v = var(check, "HCCL_BUFFSIZE");
+  CHECK(v.outcome == Outcome::kNeedsReview);
+  CHECK_THAT(v.detail, Catch::StartsWith("8388608 MB is above the plausible maximum of 65536 MB "
+                                         "for HCCL_BUFFSIZE: HCCL allocates the buffer twice"));
+  CHECK_THAT(v.detail, Catch::Contains("looks like bytes"));
+  CHECK(v.todo ==
+        "Check the unit: HCCL_BUFFSIZE is in MB (default 200 MB). Set the size you mean in MB.");
+  CHECK(check.env.empty());
+  // The same value set explicitly next to a translation.
+  Translation explicit_target = run("export HCCL_BUFFSIZE=8388608\n", "nccl", "hccl");
+  CHECK(var(explicit_target, "HCCL_BUFFSIZE").outcome == Outcome::kNeedsReview);
+  // hccl -> nccl: the source is implausible, so nothing is multiplied out.
+  Translation back = run("export HCCL_BUFFSIZE=8388608\n", "hccl", "nccl");
+  CHECK(var(back, "HCCL_BUFFSIZE").outcome == Outcome::kNeedsReview);
+  CHECK_THAT(var(back, "HCCL_BUFFSIZE").detail, Catch::Contains("looks like bytes"));
+  // nccl -> hccl: an MB count in NCCL_BUFFSIZE.
+  Translation mb = run("export NCCL_BUFFSIZE=200\n", "nccl", "hccl");
+  CHECK(var(mb, "NCCL_BUFFSIZE").outcome == Outcome::kNeedsReview);
+  CHECK_THAT(var(mb, "NCCL_BUFFSIZE").detail, Catch::Contains("looks like MB"));
+  CHECK(mb.env.empty());
+  // --check nccl holds NCCL_BUFFSIZE to the same bound.
+  Translation nccl = run("export NCCL_BUFFSIZE=200\n", "", "nccl");
+  CHECK(var(nccl, "NCCL_BUFFSIZE").outcome == Outcome::kNeedsReview);
+}
+
+TEST_CASE("translator: a source value outside its own library's range needs review") {
+  Translation t = run("export NCCL_BUFFSIZE=-1\n");
+  const VarResult& buf = var(t, "NCCL_BUFFSIZE");
+  CHECK(buf.outcome == Outcome::kNeedsReview);
+  CHECK(buf.detail ==
+        "NCCL_BUFFSIZE=-1 is outside nccl's own range [1, inf); fix the source value first");
+  CHECK(buf.todo ==
+        "Set NCCL_BUFFSIZE to a value nccl accepts ([1, inf)) in the source configuration, then "
+        "translate again.");
+  CHECK(t.env.empty());
+  Translation retry = run("export NCCL_SOCKET_RETRY_CNT=-3\n");
+  CHECK(var(retry, "NCCL_SOCKET_RETRY_CNT").outcome == Outcome::kNeedsReview);
+  CHECK(var(retry, "NCCL_SOCKET_RETRY_CNT").detail ==
+        "NCCL_SOCKET_RETRY_CNT=-3 is outside nccl's own range [1, inf); fix the source value "
+        "first");
+  CHECK(retry.env.empty());
+  // The library's note on its range comes along.
+  Translation sl = run("export NCCL_IB_SL=16\n");
+  CHECK_THAT(var(sl, "NCCL_IB_SL").detail, Catch::Contains("(the IB spec allows 0-15"));
+  // A documented "no limit" value is not out of range: it converts.
+  Translation inf = run("export NCCL_IB_TIMEOUT=99\n");
+  CHECK(var(inf, "NCCL_IB_TIMEOUT").outcome == Outcome::kClamped);
+  // A source in range but out of the target's range still clamps.
+  Translation clamp = run("export NCCL_IB_TIMEOUT=21 NCCL_IB_TC=106\n");
+  CHECK(var(clamp, "NCCL_IB_TIMEOUT").outcome == Outcome::kClamped);
+  CHECK(var(clamp, "NCCL_IB_TC").outcome == Outcome::kConverted);
 }
