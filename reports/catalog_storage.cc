@@ -60,7 +60,8 @@ constexpr CatalogEntry kEntries[] = {
      "{min_inodes}",
      "Remove small files on {path} (logs, shards of finished jobs) or raise the inode quota."},
     {"STOR-MOUNT-HUNG", Layer::kL7, "mount answers", "{path} answered within {deadline_ms} ms",
-     "{path} is hung: {op} did not finish; the check was killed after {deadline_ms} ms",
+     "{path} is hung: {op} did not finish; the check was killed after {deadline_ms} ms and "
+     "ended, clean-up included, after {elapsed_ms} ms",
      "The server behind {path} does not answer. Check it (NFS server, FUSE daemon, network of "
      "the storage plane) and keep jobs off this node until it does; `umount -l {path}` "
      "detaches a dead mount, and /proc/<pid>/stack of stuck processes shows where they wait."},
