@@ -1,6 +1,7 @@
 #include "compat/op_check.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <tuple>
 
@@ -10,6 +11,8 @@ const char* to_string(OpClass c) {
   switch (c) {
     case OpClass::kSupported:
       return "supported";
+    case OpClass::kDecomposed:
+      return "supported-by-decomposition";
     case OpClass::kUnsupportedOp:
       return "unsupported-op";
     case OpClass::kUnsupportedDtype:
@@ -26,6 +29,8 @@ const char* finding_code(OpClass c) {
   switch (c) {
     case OpClass::kSupported:
       return "OP-SUPPORTED";
+    case OpClass::kDecomposed:
+      return "OP-DECOMPOSED";
     case OpClass::kUnsupportedOp:
       return "OP-UNSUPPORTED-TYPE";
     case OpClass::kUnsupportedDtype:
@@ -108,6 +113,61 @@ OpVerdict check_occurrence(const OpMatrix& matrix, const std::string& matrix_op,
   return {OpClass::kSupported, {}};
 }
 
+namespace {
+
+bool can_run(OpClass c) {
+  return c == OpClass::kSupported || c == OpClass::kDecomposed;
+}
+
+std::string op_and_dtype(const OpOccurrence& o) {
+  return display_name(o) + " " + (o.dtype.empty() ? "(dtype unknown)" : o.dtype);
+}
+
+void add_distinct(std::vector<std::string>& v, const std::string& s) {
+  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// The verdict of one occurrence with its nested calls: a composite that does
+// not run as itself runs as its decomposition when every nested occurrence
+// runs (recursively); otherwise it keeps its own verdict, and `blocking` names
+// the nested occurrences that do not run.
+struct Evaluated {
+  OpVerdict verdict;
+  OpClass own = OpClass::kSupported;
+  std::vector<std::size_t> blocking;
+};
+
+std::vector<Evaluated> evaluate(const OpMatrix& matrix, const OpMapping& mapping,
+                                const OpInventory& inv) {
+  const std::size_t n = inv.ops.size();
+  std::vector<Evaluated> out(n);
+  enum : char { kNew, kBusy, kDone };
+  std::vector<char> state(n, kNew);
+  std::function<void(std::size_t)> visit = [&](std::size_t i) {
+    state[i] = kBusy;
+    const OpOccurrence& o = inv.ops[i];
+    Evaluated e;
+    e.verdict = check_occurrence(matrix, mapping.resolve(o).value_or(""), o);
+    e.own = e.verdict.cls;
+    if (!o.children.empty() && e.verdict.cls != OpClass::kSupported) {
+      for (std::size_t c : o.children) {
+        // The trace reader never makes a cycle; a hand-made inventory with one
+        // (or an index out of range) cannot prove that the child runs.
+        if (c < n && state[c] == kNew) visit(c);
+        if (c >= n || state[c] != kDone || !can_run(out[c].verdict.cls)) e.blocking.push_back(c);
+      }
+      if (e.blocking.empty()) e.verdict = {OpClass::kDecomposed, {}};
+    }
+    out[i] = std::move(e);
+    state[i] = kDone;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (state[i] == kNew) visit(i);
+  return out;
+}
+
+}  // namespace
+
 OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,
                               const OpInventory& inv) {
   OpCheckResult r;
@@ -116,8 +176,10 @@ OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,
   r.detail = inv.detail;
   r.notes = inv.notes;
   r.total_self_us = inv.total_self_us;
+  const std::vector<Evaluated> verdicts = evaluate(matrix, mapping, inv);
   std::map<std::tuple<std::string, std::string>, std::size_t> index;
-  for (const auto& o : inv.ops) {
+  for (std::size_t i = 0; i < inv.ops.size(); ++i) {
+    const OpOccurrence& o = inv.ops[i];
     std::string name = display_name(o);
     auto [it, fresh] = index.try_emplace({name, o.dtype}, r.pairs.size());
     if (fresh) {
@@ -137,13 +199,20 @@ OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,
       r.pairs.push_back(std::move(p));
     }
     OpPairResult& p = r.pairs[it->second];
-    OpVerdict v = check_occurrence(matrix, p.matrix_op, o);
-    p.cls = std::max(p.cls, v.cls);
-    if (!v.violation.empty() &&
-        std::find(p.violations.begin(), p.violations.end(), v.violation) == p.violations.end())
-      p.violations.push_back(v.violation);
+    const Evaluated& v = verdicts[i];
+    p.cls = std::max(p.cls, v.verdict.cls);
+    if (v.verdict.cls == OpClass::kDecomposed) p.own_cls = std::max(p.own_cls, v.own);
+    if (!v.verdict.violation.empty()) add_distinct(p.violations, v.verdict.violation);
+    for (std::size_t c : o.children)
+      if (c < inv.ops.size()) add_distinct(p.nested, op_and_dtype(inv.ops[c]));
+    for (std::size_t c : v.blocking)
+      if (c < inv.ops.size())
+        add_distinct(p.blocking,
+                     op_and_dtype(inv.ops[c]) + " (" + to_string(verdicts[c].verdict.cls) + ")");
     if (inv.kind != InventoryKind::kTrace) p.where.push_back(o.where);
-    p.occurrences += o.count;
+    // A composite's work is done by the calls nested in it, which are counted
+    // themselves; counting it too would count that work twice.
+    (o.children.empty() ? p.occurrences : p.composite_calls) += o.count;
     p.total_us += o.total_us;
     p.self_us += o.self_us;
     p.first_position = std::min(p.first_position, o.position);
@@ -153,6 +222,7 @@ OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,
     ++r.pairs_by_class[p.cls];
     r.occurrences_by_class[p.cls] += p.occurrences;
     r.total_occurrences += p.occurrences;
+    r.composite_calls += p.composite_calls;
     if (is_unsupported(p.cls)) r.unsupported_self_us += p.self_us;
   }
   return r;
@@ -164,6 +234,11 @@ std::string problem_text(OpClass c, const std::map<std::string, std::string>& pa
   switch (c) {
     case OpClass::kSupported:
       tmpl = "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}";
+      break;
+    case OpClass::kDecomposed:
+      tmpl =
+          "{op} ({dtype}) runs on {backend} only as the ops nested in it ({op} itself: {own}); "
+          "{where}";
       break;
     case OpClass::kUnsupportedOp:
       tmpl = "unsupported operator type {op} on {backend}; {where}";

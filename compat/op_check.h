@@ -2,13 +2,29 @@
 // Checks an operator inventory against a backend's matrix. One result per
 // distinct (op, dtype) pair of the inventory, classified as
 //   supported           the matrix lists the op with this dtype, constraints hold
+//   supported-by-decomposition
+//                       traces: a composite op (aten:: ops nested inside its
+//                       calls, aten::linear -> aten::t + aten::addmm) that is
+//                       not supported itself, but every op nested in it is
+//                       supported or decomposes in turn; PyTorch runs such an
+//                       op as those calls on a backend without its own kernel
 //   unsupported-op      the matrix does not list the op (or lists it with no dtypes)
 //   unsupported-dtype   the op is listed, this dtype is not
 //   constraint-violated some occurrence is outside the op's rank/opset/attribute limits
 //   unknown-mapping     the mapping table has no matrix name for the op
-// check_occurrence() is the same test for one occurrence; the L4 graph
+// check_occurrence() is the same test for one occurrence (never
+// supported-by-decomposition: that needs the nested calls); the L4 graph
 // executor uses it so that a graph fails with the same class, code and words
 // as the `ops` finding.
+//
+// Composites in traces: only leaf (innermost) calls count as occurrences, so
+// aten::linear with aten::t and aten::addmm inside is two occurrences, not
+// three. A composite that cannot run as itself nor as its nested ops keeps its
+// own class (a FAIL stays a FAIL) and names the nested ops that cannot run. A
+// composite the matrix supports as itself is supported; the ops nested in it
+// are still checked on their own, because the trace shows they ran and the
+// matrix cannot say whether the backend's kernel for the composite replaces
+// them.
 //
 // The problem sentences (problem_text) are the catalog's templates for the
 // OP-* codes (reports/catalog_ops.cc), repeated here because the stack cannot
@@ -29,13 +45,14 @@ namespace hn::compat {
 // occurrences (only the constraint test differs between them).
 enum class OpClass {
   kSupported,
+  kDecomposed,
   kUnknownMapping,
   kConstraintViolated,
   kUnsupportedDtype,
   kUnsupportedOp
 };
-const char* to_string(OpClass c);     // "supported", "unsupported-op", ...
-const char* finding_code(OpClass c);  // "OP-SUPPORTED", "OP-UNSUPPORTED-TYPE", ...
+const char* to_string(OpClass c);     // "supported", "supported-by-decomposition", ...
+const char* finding_code(OpClass c);  // "OP-SUPPORTED", "OP-DECOMPOSED", ...
 // Unsupported-op, unsupported-dtype and constraint-violated: the op cannot run.
 bool is_unsupported(OpClass c);
 
@@ -58,8 +75,16 @@ struct OpPairResult {
   OpClass cls = OpClass::kSupported;
   std::vector<std::string> where;       // node paths / op-list lines (not for traces)
   std::vector<std::string> violations;  // distinct, in first-seen order
-  std::int64_t occurrences = 0;         // nodes, lines, or trace calls
-  double total_us = 0, self_us = 0;     // traces
+  std::int64_t occurrences = 0;         // nodes, lines, or trace calls of leaf ops
+  // Traces: calls of this op with aten:: ops nested inside (not counted in
+  // occurrences), what was nested ("aten::addmm f32"), and which of those
+  // cannot run when the op cannot run as itself either ("aten::addmm f32
+  // (unsupported-op)"); all distinct, in first-seen order.
+  std::int64_t composite_calls = 0;
+  std::vector<std::string> nested, blocking;
+  // supported-by-decomposition: the op's class as itself (unsupported-op, ...).
+  OpClass own_cls = OpClass::kSupported;
+  double total_us = 0, self_us = 0;  // traces
   int first_position = 0, last_position = 0;
   // Copied from the matrix entry (empty when the op is not listed).
   std::vector<std::string> supported_dtypes;
@@ -75,16 +100,17 @@ struct OpCheckResult {
   std::vector<std::string> notes;
   std::vector<OpPairResult> pairs;  // first occurrence order
   std::map<OpClass, std::int64_t> pairs_by_class, occurrences_by_class;
-  std::int64_t total_occurrences = 0;
-  double total_self_us = 0;        // traces: every cpu_op's self time
-  double unsupported_self_us = 0;  // traces: self time of unsupported pairs
+  std::int64_t total_occurrences = 0;  // leaf occurrences only
+  std::int64_t composite_calls = 0;    // traces: calls with aten:: ops nested inside
+  double total_self_us = 0;            // traces: every cpu_op's self time
+  double unsupported_self_us = 0;      // traces: self time of unsupported pairs
 };
 
 OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,
                               const OpInventory& inventory);
 
 // The problem sentence for a class, from the params the OP-* findings use:
-// op, dtype, backend, where, supported, violation, naming (see the catalog).
+// op, dtype, backend, where, supported, violation, naming, own (see the catalog).
 std::string problem_text(OpClass c, const std::map<std::string, std::string>& params);
 
 }  // namespace hn::compat

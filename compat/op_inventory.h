@@ -40,6 +40,15 @@ struct OpOccurrence {
   std::int64_t count = 1;  // calls (traces) or 1
   double total_us = 0;     // inclusive time of all calls (traces)
   double self_us = 0;      // time not spent in nested cpu_op calls (traces)
+  // Traces: the occurrences (indices into OpInventory::ops) of the aten:: ops
+  // called directly inside these calls. Empty for a leaf (innermost) op; a
+  // composite such as aten::linear lists aten::t and aten::addmm. Occurrence
+  // counts cover leaves only, since a composite's work is done by its nested
+  // calls (op_check.h). Trace occurrences are grouped by their whole nested
+  // call tree, so every call of one occurrence nests the same ops and an
+  // index always points to an occurrence that comes from deeper calls: the
+  // graph has no cycles.
+  std::vector<std::size_t> children;
 };
 
 struct OpInventory {

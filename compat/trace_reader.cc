@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
+#include <vector>
 
 #include "compat/input_error.h"
 #include "compat/text_file.h"
@@ -85,6 +86,7 @@ struct Event {
   std::string dtype;
   int rank;
   double self;
+  std::ptrdiff_t parent = -1;  // after nest_events: the enclosing aten:: event, or -1
 };
 
 double number_field(const json& ev, const char* key, const std::string& file, std::size_t i) {
@@ -113,22 +115,35 @@ void tensor_facts(const json& args, Event& e) {
   }
 }
 
-// Self time: on each thread, an event's nested cpu_op children (by time
-// interval) are subtracted from it.
-void compute_self_times(std::vector<Event>& events) {
+// Sorts the events by thread and start, then walks each thread with a stack
+// of the events still open: an event's nested cpu_op children (by time
+// interval) are subtracted from its self time, and an aten:: event's parent is
+// the nearest aten:: event enclosing it. cpu_ops in between that are not
+// aten:: (a record_function range, an autograd node) are looked through, so
+// aten::mm inside "autograd::engine::evaluate_function" inside aten::foo is
+// still aten::foo's child.
+void nest_events(std::vector<Event>& events) {
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return std::tie(a.thread, a.ts, b.dur, a.index) < std::tie(b.thread, b.ts, a.dur, b.index);
   });
-  std::vector<Event*> stack;
+  struct Open {
+    std::size_t at;
+    std::ptrdiff_t aten;  // this event if it is aten::, else the aten:: event around it
+  };
+  std::vector<Open> stack;
   std::string thread;
-  for (auto& e : events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    Event& e = events[i];
     if (e.thread != thread) {
       stack.clear();
       thread = e.thread;
     }
-    while (!stack.empty() && stack.back()->ts + stack.back()->dur <= e.ts) stack.pop_back();
-    if (!stack.empty()) stack.back()->self -= e.dur;
-    stack.push_back(&e);
+    while (!stack.empty() && events[stack.back().at].ts + events[stack.back().at].dur <= e.ts)
+      stack.pop_back();
+    const std::ptrdiff_t around = stack.empty() ? -1 : stack.back().aten;
+    if (!stack.empty()) events[stack.back().at].self -= e.dur;
+    if (!e.op.empty()) e.parent = around;
+    stack.push_back({i, e.op.empty() ? around : static_cast<std::ptrdiff_t>(i)});
   }
   for (auto& e : events) e.self = std::max(0.0, e.self);
 }
@@ -181,20 +196,34 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
       tensor_facts(*args, e);
     ops.push_back(std::move(e));
   }
-  compute_self_times(ops);
+  nest_events(ops);
 
   OpInventory inv;
   inv.kind = InventoryKind::kTrace;
   inv.file = file;
-  std::map<std::tuple<std::string, std::string, int>, OpOccurrence> grouped;
-  std::size_t aten_events = 0;
-  for (const auto& e : ops) {
-    inv.total_self_us += e.self;
+  for (const auto& e : ops) inv.total_self_us += e.self;
+  // Calls are grouped by (op, dtype, rank) and the groups of the aten:: calls
+  // directly inside them: a call's whole nested tree decides whether it can
+  // run as its decomposition, so calls with different trees must not share
+  // an occurrence. Walking backwards sees every call after the calls nested
+  // in it (nest_events puts a parent before its children), so a group only
+  // ever points to groups made before it.
+  using Shape = std::tuple<std::string, std::string, int, std::vector<std::size_t>>;
+  std::map<Shape, std::size_t> shapes;
+  std::vector<OpOccurrence> groups;
+  std::vector<std::vector<std::size_t>> nested(ops.size());  // group ids inside each event
+  std::size_t aten_events = 0, composite_events = 0;
+  for (std::size_t k = ops.size(); k-- > 0;) {
+    const Event& e = ops[k];
     if (e.op.empty()) continue;
     ++aten_events;
-    auto [it, fresh] = grouped.try_emplace({e.op, e.dtype, e.rank});
-    OpOccurrence& o = it->second;
+    std::vector<std::size_t>& kids = nested[k];
+    std::sort(kids.begin(), kids.end());
+    kids.erase(std::unique(kids.begin(), kids.end()), kids.end());
+    if (!kids.empty()) ++composite_events;
+    auto [it, fresh] = shapes.try_emplace({e.op, e.dtype, e.rank, kids}, groups.size());
     if (fresh) {
+      OpOccurrence o;
       o.naming = OpNaming::kAten;
       o.op = e.op;
       o.dtype = e.dtype;
@@ -202,18 +231,32 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
       o.where = e.op;
       o.count = 0;
       o.position = static_cast<int>(e.index) + 1;
+      o.children = kids;  // group ids for now
+      groups.push_back(std::move(o));
     }
+    OpOccurrence& o = groups[it->second];
     ++o.count;
     o.position = std::min(o.position, static_cast<int>(e.index) + 1);
     o.last_position = std::max(o.last_position, static_cast<int>(e.index) + 1);
     o.total_us += e.dur;
     o.self_us += e.self;
+    if (e.parent >= 0) nested[static_cast<std::size_t>(e.parent)].push_back(it->second);
   }
-  for (auto& [key, o] : grouped) inv.ops.push_back(std::move(o));
-  std::sort(inv.ops.begin(), inv.ops.end(),
-            [](const OpOccurrence& a, const OpOccurrence& b) { return a.position < b.position; });
+  // Report order is first occurrence; children become indices in that order.
+  std::vector<std::size_t> order(groups.size()), index_of(groups.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return groups[a].position < groups[b].position; });
+  for (std::size_t i = 0; i < order.size(); ++i) index_of[order[i]] = i;
+  for (std::size_t id : order) {
+    OpOccurrence& o = groups[id];
+    for (auto& c : o.children) c = index_of[c];
+    std::sort(o.children.begin(), o.children.end());
+    inv.ops.push_back(std::move(o));
+  }
   inv.detail = "Chrome trace, " + std::to_string(events->size()) + " events, " +
-               std::to_string(ops.size()) + " cpu_op, " + std::to_string(aten_events) + " aten::";
+               std::to_string(ops.size()) + " cpu_op, " + std::to_string(aten_events) +
+               " aten:: (" + std::to_string(composite_events) + " with aten:: ops nested inside)";
   if (aten_events == 0)
     inv.notes.push_back("no aten:: cpu_op events: was the profile recorded with the CPU activity?");
   return inv;

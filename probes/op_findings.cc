@@ -1,5 +1,6 @@
 #include "probes/op_findings.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "reports/catalog.h"
@@ -30,9 +31,20 @@ constexpr std::size_t kMaxNamesShown = 5;
 
 std::string occurrence_text(const compat::OpPairResult& p, const compat::OpCheckResult& r) {
   if (r.kind == compat::InventoryKind::kTrace) {
-    return std::to_string(p.occurrences) + (p.occurrences == 1 ? " call, " : " calls, ") +
-           fixed(p.self_us / 1000.0, 3) + " ms self (" + percent(p.self_us, r.total_self_us) +
-           " of cpu_op self time)";
+    const std::int64_t calls = p.occurrences + p.composite_calls;
+    std::string s = std::to_string(calls) + (calls == 1 ? " call" : " calls");
+    if (p.composite_calls > 0) {
+      s = p.occurrences == 0
+              ? std::to_string(calls) + (calls == 1 ? " composite call" : " composite calls")
+              : s + ", " + std::to_string(p.composite_calls) + " of them composite";
+      s += " (runs as " + join(p.nested, ", ") + ")";
+    }
+    s += ", " + fixed(p.self_us / 1000.0, 3) + " ms self (" + percent(p.self_us, r.total_self_us) +
+         " of cpu_op self time)";
+    if (!p.blocking.empty())
+      s += "; its nested " + std::string(p.blocking.size() == 1 ? "op" : "ops") +
+           " cannot run either: " + join(p.blocking, ", ");
+    return s;
   }
   bool model = r.kind == compat::InventoryKind::kOnnx;
   std::string s = std::to_string(p.occurrences) + " " +
@@ -57,6 +69,7 @@ std::map<std::string, std::string> op_pair_params(const compat::OpPairResult& p,
       {"supported", p.supported_dtypes.empty() ? "none" : join(p.supported_dtypes, ", ")},
       {"violation", join(p.violations, "; ")},
       {"naming", p.naming},
+      {"own", compat::to_string(p.own_cls)},
       {"replacement", p.replacement},
       {"constraints", p.constraints.empty() ? "its constraints" : p.constraints},
       {"class", compat::to_string(p.cls)},
@@ -67,6 +80,8 @@ std::map<std::string, std::string> op_pair_params(const compat::OpPairResult& p,
       {"end", std::to_string(p.last_position)},
   };
   if (!p.notes.empty()) params["notes"] = p.notes;
+  if (!p.nested.empty()) params["nested"] = join(p.nested, ", ");
+  if (!p.blocking.empty()) params["blocking"] = join(p.blocking, ", ");
   return params;
 }
 
@@ -76,6 +91,10 @@ reports::Status op_status(const compat::OpPairResult& p, compat::InventoryKind k
     case OpClass::kSupported:
       return p.dtype.empty() && kind != compat::InventoryKind::kOpList ? reports::Status::kWarn
                                                                        : reports::Status::kPass;
+    case OpClass::kDecomposed:
+      // What runs is the nested ops, each with its own finding (and its own
+      // WARN when the trace does not say its dtype).
+      return reports::Status::kPass;
     case OpClass::kUnknownMapping:
       return reports::Status::kWarn;
     default:
@@ -92,6 +111,8 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const 
     reports::Finding f = reports::make_finding(compat::finding_code(p.cls), op_status(p, r.kind),
                                                prefix + p.op + " " + params["dtype"], params);
     f.metrics["occurrences"] = {static_cast<double>(p.occurrences), ""};
+    if (p.composite_calls > 0)
+      f.metrics["composite_calls"] = {static_cast<double>(p.composite_calls), ""};
     if (r.kind == compat::InventoryKind::kTrace) {
       f.metrics["self_time"] = {p.self_us / 1000.0, "ms"};
       f.metrics["total_time"] = {p.total_us / 1000.0, "ms"};
@@ -121,8 +142,22 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const 
            " ms)";
   else if (trace)
     time = " (" + fixed(r.total_self_us / 1000.0, 3) + " ms cpu_op self time)";
+  // Say how a trace was counted when it had composites, so that "N op
+  // occurrences" is not read as every aten:: call.
+  std::string composites;
+  if (r.composite_calls > 0) {
+    std::vector<std::string> names;
+    for (const auto& p : r.pairs)
+      if (p.composite_calls > 0 && std::find(names.begin(), names.end(), p.op) == names.end())
+        names.push_back(p.op);
+    composites = "; occurrences are innermost ops only: " + std::to_string(r.composite_calls) +
+                 (r.composite_calls == 1 ? " composite call" : " composite calls") + " (" +
+                 join(names, ", ") + ") counted as the ops nested in " +
+                 (r.composite_calls == 1 ? "it" : "them");
+  }
   std::map<std::string, std::string> params = {
       {"file", r.file},
+      {"composites", composites},
       {"backend", m.backend},
       {"total", std::to_string(r.total_occurrences)},
       {"pairs", std::to_string(r.pairs.size())},
@@ -141,12 +176,15 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const 
     out.push_back(reports::make_finding("OP-MODEL-EMPTY", reports::Status::kWarn, r.file, params));
     return out;
   }
-  reports::Status s = unsupported > 0                       ? reports::Status::kFail
-                      : count(OpClass::kUnknownMapping) > 0 ? reports::Status::kWarn
-                                                            : reports::Status::kPass;
+  // A composite can fail with no unsupported leaf under it (its nested op's
+  // mapping is unknown): the summary must not pass what a pair fails.
+  reports::Status s = unsupported > 0 || unsupported_pairs > 0 ? reports::Status::kFail
+                      : count(OpClass::kUnknownMapping) > 0    ? reports::Status::kWarn
+                                                               : reports::Status::kPass;
   reports::Finding f = reports::make_finding("OP-MODEL-SUMMARY", s, r.file, params);
-  for (OpClass c : {OpClass::kSupported, OpClass::kUnsupportedOp, OpClass::kUnsupportedDtype,
-                    OpClass::kConstraintViolated, OpClass::kUnknownMapping}) {
+  for (OpClass c :
+       {OpClass::kSupported, OpClass::kDecomposed, OpClass::kUnsupportedOp,
+        OpClass::kUnsupportedDtype, OpClass::kConstraintViolated, OpClass::kUnknownMapping}) {
     f.metrics[std::string("pairs_") + compat::to_string(c)] = {static_cast<double>(pairs(c)), ""};
     f.metrics[std::string("occurrences_") + compat::to_string(c)] = {static_cast<double>(count(c)),
                                                                      ""};

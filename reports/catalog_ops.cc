@@ -13,6 +13,12 @@ constexpr CatalogEntry kEntries[] = {
      "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}",
      "Export the model with value_info (or record the trace with record_shapes=True) so the "
      "dtype is known, then re-run."},
+    {"OP-DECOMPOSED", Layer::kL4, "composite operator runs as the ops nested in it",
+     "{op} ({dtype}) runs on {backend} as the ops nested in it, which all run there ({op} "
+     "itself: {own}); {where}",
+     "{op} ({dtype}) runs on {backend} only as the ops nested in it ({op} itself: {own}); "
+     "{where}",
+     "Nothing to do unless {op} should run as one kernel on {backend}: {replacement}."},
     {"OP-UNSUPPORTED-TYPE", Layer::kL4, "operator type known to the backend",
      "{op} is an operator type {backend} supports; {where}",
      "unsupported operator type {op} on {backend}; {where}",
@@ -38,10 +44,10 @@ constexpr CatalogEntry kEntries[] = {
      "aten:: events are written; for a model or op list, check that it is the right file."},
     {"OP-MODEL-SUMMARY", Layer::kL4, "every operator of the model supported",
      "all {total} op occurrences ({pairs} op/dtype pairs) are supported on {backend}"
-     "{time}",
+     "{time}{composites}",
      "{unsupported} of {total} op occurrences ({share}) in {unsupported_pairs} of "
      "{pairs} op/dtype pairs are not supported on {backend}{time}; {unknown} with unknown "
-     "mapping",
+     "mapping{composites}",
      "Start with the FAIL findings above that cover the most occurrences or time; "
      "re-run `hnprecheck ops` after each change."},
 };

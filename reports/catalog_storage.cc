@@ -60,7 +60,8 @@ constexpr CatalogEntry kEntries[] = {
      "{min_inodes}",
      "Remove small files on {path} (logs, shards of finished jobs) or raise the inode quota."},
     {"STOR-MOUNT-HUNG", Layer::kL7, "mount answers", "{path} answered within {deadline_ms} ms",
-     "{path} is hung: {op} did not finish; the check was killed after {deadline_ms} ms",
+     "{path} is hung: {op} did not finish; the check was killed after {deadline_ms} ms and "
+     "ended, clean-up included, after {elapsed_ms} ms",
      "The server behind {path} does not answer. Check it (NFS server, FUSE daemon, network of "
      "the storage plane) and keep jobs off this node until it does; `umount -l {path}` "
      "detaches a dead mount, and /proc/<pid>/stack of stuck processes shows where they wait."},
@@ -117,10 +118,10 @@ constexpr CatalogEntry kEntries[] = {
      "{workload} on {path}: tail ratio p99.9/p50 {value} exceeds the {level} limit of {limit}",
      kTailRemedy},
     {"STOR-CHECKPOINT-WRITE", Layer::kL7, "checkpoint write throughput",
-     "checkpoint on {path}: wrote {mib} MiB at {mbps} MB/s including fsync (warn below "
-     "{warn_mbps}, fail below {fail_mbps})",
-     "checkpoint on {path}: wrote {mib} MiB at {mbps} MB/s, below the {level} minimum of "
-     "{limit_mbps} MB/s",
+     "checkpoint on {path}: wrote {mib} MiB{of_requested} at {mbps} MB/s including fsync "
+     "(warn below {warn_mbps}, fail below {fail_mbps})",
+     "checkpoint on {path}: wrote {mib} MiB{of_requested} at {mbps} MB/s, below the {level} "
+     "minimum of {limit_mbps} MB/s",
      "Checkpoints to {path} will take long and stall training; check the server's load, the "
      "storage plane's bandwidth (NIC speed, MTU) and the mount's rsize/wsize options."},
     {"STOR-CHECKPOINT-READ", Layer::kL7, "checkpoint read throughput",

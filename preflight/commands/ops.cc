@@ -28,6 +28,9 @@ json pair_json(const compat::OpPairResult& p) {
           {"class", compat::to_string(p.cls)},
           {"matrix_op", p.matrix_op},
           {"occurrences", p.occurrences},
+          {"composite_calls", p.composite_calls},
+          {"nested", p.nested},
+          {"blocking", p.blocking},
           {"where", p.where},
           {"violations", p.violations},
           {"self_us", p.self_us},
@@ -39,9 +42,9 @@ json pair_json(const compat::OpPairResult& p) {
 
 json file_json(const compat::OpCheckResult& r) {
   json by_class = json::object(), pairs_by_class = json::object();
-  for (auto c : {compat::OpClass::kSupported, compat::OpClass::kUnsupportedOp,
-                 compat::OpClass::kUnsupportedDtype, compat::OpClass::kConstraintViolated,
-                 compat::OpClass::kUnknownMapping}) {
+  for (auto c : {compat::OpClass::kSupported, compat::OpClass::kDecomposed,
+                 compat::OpClass::kUnsupportedOp, compat::OpClass::kUnsupportedDtype,
+                 compat::OpClass::kConstraintViolated, compat::OpClass::kUnknownMapping}) {
     auto o = r.occurrences_by_class.find(c);
     auto p = r.pairs_by_class.find(c);
     by_class[compat::to_string(c)] = o == r.occurrences_by_class.end() ? 0 : o->second;
@@ -54,6 +57,7 @@ json file_json(const compat::OpCheckResult& r) {
           {"detail", r.detail},
           {"notes", r.notes},
           {"total_occurrences", r.total_occurrences},
+          {"composite_calls", r.composite_calls},
           {"occurrences_by_class", by_class},
           {"pairs_by_class", pairs_by_class},
           {"total_self_us", r.total_self_us},
@@ -150,6 +154,9 @@ Command ops() {
       "unsupported-op (\"unsupported operator type X\"), unsupported-dtype, constraint-violated\n"
       "or unknown-mapping, with where it occurs and the replacement hint; then a summary per\n"
       "file with the share of ops (and, for traces, of cpu_op self time) that is unsupported.\n"
+      "Traces count innermost aten:: calls only; a composite (aten::linear around aten::t and\n"
+      "aten::addmm) that the backend lacks passes as supported-by-decomposition when every op\n"
+      "nested in it runs, and otherwise fails naming the nested op that does not.\n"
       "MODEL is an ONNX file (subgraphs of If/Loop/Scan included), a torch.profiler or\n"
       "torch_npu Chrome-trace JSON (aten:: cpu_op events; dtypes need record_shapes=True), or\n"
       "an op list (YAML, or text lines `OP [DTYPE] [COUNT]`).\n"

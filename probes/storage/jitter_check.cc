@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "compat/units.h"
 #include "probes/storage/storage_findings.h"
 #include "reports/catalog.h"
 #include "stack/l7_physical/fs_ops.h"
@@ -130,10 +131,38 @@ std::vector<Finding> latency_findings(const std::string& path, const JitterSpec&
   return out;
 }
 
+// "1 GiB", "1.5 GiB", "640 MiB".
+std::string size_text(std::uint64_t bytes) {
+  std::string s = compat::format_size(bytes);
+  std::size_t unit = s.find_first_not_of("0123456789.");
+  return unit == std::string::npos ? s : s.substr(0, unit) + " " + s.substr(unit);
+}
+
+// Why the checkpoint wrote less than checkpoint_size: "max_bytes" (the cap the
+// profile sets, shared by the writing workloads), "time" (its time share ran
+// out first), or "" when it wrote what was asked for. Alignment to whole
+// blocks per thread can leave a few KiB out; that is not worth a word.
+std::string checkpoint_shortfall(const physical::WorkloadResult& r) {
+  if (r.requested_bytes == 0 || r.bytes_written >= r.requested_bytes) return "";
+  if (r.stopped_by == "time") return "time";
+  if (r.max_bytes_share < r.requested_bytes) return "max_bytes";
+  return "";
+}
+
 std::vector<Finding> checkpoint_findings(const std::string& path, const JitterSpec& j,
                                          const physical::WorkloadResult& r) {
   std::vector<Finding> out;
   const std::string entity = path + " checkpoint";
+  // A capped or cut-short checkpoint still measures throughput, so it is not
+  // a WARN by itself, but the message must not read as if checkpoint_size was
+  // written.
+  const std::string shortfall = checkpoint_shortfall(r);
+  std::string of_requested;
+  if (shortfall == "max_bytes")
+    of_requested = " of the requested " + size_text(r.requested_bytes) + " (capped by max_bytes)";
+  else if (shortfall == "time")
+    of_requested =
+        " of the requested " + size_text(r.requested_bytes) + " (its time share ran out first)";
   auto add = [&](const char* code, double mbps, double mib, const std::optional<double>& warn,
                  const std::optional<double>& fail, const char* metric) {
     Params p{{"path", path},
@@ -142,7 +171,12 @@ std::vector<Finding> checkpoint_findings(const std::string& path, const JitterSp
              {"mode", r.direct ? "O_DIRECT" : "page cache dropped, buffered"},
              {"warn_mbps", limit_text(warn)},
              {"fail_mbps", limit_text(fail)},
-             {"stopped_by", r.stopped_by}};
+             {"stopped_by", r.stopped_by},
+             {"requested_bytes", std::to_string(r.requested_bytes)},
+             {"written_bytes", std::to_string(r.bytes_written)},
+             {"max_bytes_share", std::to_string(r.max_bytes_share)},
+             {"capped_by", shortfall.empty() ? "none" : shortfall},
+             {"of_requested", of_requested}};
     Status st = judge_lower(mbps, warn, fail, p);
     Finding f = make_finding(code, st, entity, p);
     f.metrics[metric] = {mbps, "MB/s"};

@@ -140,6 +140,8 @@ std::vector<WorkloadResult> run_workloads(
     r.stopped_by = by_bytes ? "bytes" : "time";
     if (w == Workload::kCheckpoint) {
       r.stopped_by = by_bytes ? "done" : "time";
+      r.requested_bytes = cfg.checkpoint_bytes;
+      r.max_bytes_share = bytes_share;
       if (r.write_seconds > 0) r.write_mbps = r.bytes_written / r.write_seconds / 1e6;
       if (r.read_seconds > 0) r.read_mbps = r.bytes_read / r.read_seconds / 1e6;
     }

@@ -75,6 +75,10 @@ struct WorkloadResult {
   double write_seconds = 0, read_seconds = 0;
   // checkpoint only: MB/s with MB = 10^6 bytes; write time includes the fsync.
   double write_mbps = 0, read_mbps = 0;
+  // checkpoint only: the size asked for (checkpoint_bytes) and this
+  // workload's share of max_bytes; the write stops at the smaller of the two
+  // (rounded down to whole 4 KiB blocks per thread) or when its time is up.
+  std::uint64_t requested_bytes = 0, max_bytes_share = 0;
 };
 
 // on_done, when given, sees each workload's result as soon as it is complete.

@@ -16,6 +16,37 @@ const OpOccurrence& find(const OpInventory& inv, const std::string& op) {
   FAIL("no " << op);
   throw;
 }
+
+// One cpu_op complete event on thread `tid`, f32 with a 2-D first input.
+struct Call {
+  std::string name;
+  int tid;
+  double ts, dur;
+};
+
+std::string trace_of(const std::vector<Call>& calls) {
+  std::string s = "{\"traceEvents\": [";
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    s += std::string(i ? ",\n" : "") + R"({"ph":"X","cat":"cpu_op","name":")" + c.name +
+         R"(","pid":1,"tid":)" + std::to_string(c.tid) + R"(,"ts":)" + std::to_string(c.ts) +
+         R"(,"dur":)" + std::to_string(c.dur) +
+         R"(,"args":{"Input Dims":[[4,4]],"Input type":["float"]}})";
+  }
+  return s + "]}";
+}
+
+// The names of an occurrence's nested occurrences, in report order.
+std::vector<std::string> nested(const OpInventory& inv, const OpOccurrence& o) {
+  std::vector<std::string> out;
+  for (std::size_t c : o.children) {
+    REQUIRE(c < inv.ops.size());
+    out.push_back(inv.ops[c].op);
+  }
+  return out;
+}
+
+using Names = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("trace: aten cpu_ops with dtype, rank, calls, inclusive and self time") {
@@ -43,6 +74,11 @@ TEST_CASE("trace: aten cpu_ops with dtype, rank, calls, inclusive and self time"
   const auto& custom = find(inv, "aten::my_custom_op");
   CHECK(custom.dtype == "f32");  // "" (None) skipped
   CHECK(custom.rank == 1);
+  // aten::linear is a composite: aten::t and aten::addmm ran inside it.
+  CHECK(nested(inv, linear) == Names{"aten::t", "aten::addmm"});
+  CHECK(addmm.children.empty());
+  CHECK(mm.children.empty());  // the other thread's calls overlap linear in time only
+  CHECK_THAT(inv.detail, Catch::Contains("7 aten:: (1 with aten:: ops nested inside)"));
   // Every cpu_op's self time, aten or not (the autograd one adds 10 us);
   // user_annotation and kernel events are not cpu_ops.
   CHECK(inv.total_self_us == 15.5 + 5 + 80 + 20 + 10 + 50 + 10);
@@ -98,4 +134,64 @@ TEST_CASE("trace: JSON that is not a trace names the field") {
       read_trace_text(R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1}]})",
                       "t.json"),
       Catch::Contains("traceEvents[0].dur"));
+}
+
+TEST_CASE("trace nesting: depth 3, siblings inside a parent, and siblings that touch") {
+  // linear [0, 100) holds t, matmul and add; matmul [10, 80) holds mm; relu
+  // starts exactly when linear ends, so it is linear's sibling, not its child.
+  auto inv = read_trace_text(trace_of({{"aten::linear", 1, 0, 100},
+                                       {"aten::t", 1, 1, 5},
+                                       {"aten::matmul", 1, 10, 70},
+                                       {"aten::mm", 1, 12, 60},
+                                       {"aten::add", 1, 85, 10},
+                                       {"aten::relu", 1, 100, 20}}),
+                             "deep.json");
+  REQUIRE(inv.ops.size() == 6);
+  CHECK(nested(inv, find(inv, "aten::linear")) == Names{"aten::t", "aten::matmul", "aten::add"});
+  CHECK(nested(inv, find(inv, "aten::matmul")) == Names{"aten::mm"});
+  for (const char* leaf : {"aten::t", "aten::mm", "aten::add", "aten::relu"}) {
+    INFO(leaf);
+    CHECK(find(inv, leaf).children.empty());
+  }
+  // Self time still subtracts only the directly nested calls.
+  CHECK(find(inv, "aten::linear").self_us == 100 - 5 - 70 - 10);
+  CHECK(find(inv, "aten::matmul").self_us == 70 - 60);
+}
+
+TEST_CASE("trace nesting: depth 2 through a cpu_op that is not aten::, and per thread") {
+  // An autograd node between aten::foo and aten::mm is looked through; the
+  // same interval on another thread is not nested.
+  auto inv =
+      read_trace_text(trace_of({{"aten::foo", 1, 0, 50},
+                                {"autograd::engine::evaluate_function: MmBackward0", 1, 5, 40},
+                                {"aten::mm", 1, 10, 20},
+                                {"aten::sub", 2, 5, 10}}),
+                      "through.json");
+  REQUIRE(inv.ops.size() == 3);
+  CHECK(nested(inv, find(inv, "aten::foo")) == Names{"aten::mm"});
+  CHECK(find(inv, "aten::sub").children.empty());
+}
+
+TEST_CASE("trace nesting: calls of one op with different nested ops stay apart") {
+  // Two calls of aten::linear, one as t + addmm, one as t + mm, and repeated
+  // identical calls that group into one occurrence with their count.
+  auto inv = read_trace_text(trace_of({{"aten::linear", 1, 0, 100},
+                                       {"aten::t", 1, 1, 5},
+                                       {"aten::addmm", 1, 10, 80},
+                                       {"aten::linear", 1, 200, 100},
+                                       {"aten::t", 1, 201, 5},
+                                       {"aten::mm", 1, 210, 80},
+                                       {"aten::linear", 1, 400, 100},
+                                       {"aten::t", 1, 401, 5},
+                                       {"aten::mm", 1, 410, 80}}),
+                             "two.json");
+  std::vector<const OpOccurrence*> linears;
+  for (const auto& o : inv.ops)
+    if (o.op == "aten::linear") linears.push_back(&o);
+  REQUIRE(linears.size() == 2);
+  CHECK(linears[0]->count == 1);
+  CHECK(nested(inv, *linears[0]) == Names{"aten::t", "aten::addmm"});
+  CHECK(linears[1]->count == 2);
+  CHECK(nested(inv, *linears[1]) == Names{"aten::t", "aten::mm"});
+  CHECK(find(inv, "aten::t").count == 3);  // one leaf occurrence shared by all three
 }

@@ -92,10 +92,29 @@ TEST_CASE("ops cli: a trace reports calls, self time and the unsupported share o
             "OP-MODEL-SUMMARY FAIL " + kFixtures + "/ops/train_step_trace.json"});
   CHECK_THAT(r.err, Catch::Contains("aten::addmm f32") &&
                         Catch::Contains("1 call, 0.080 ms self (42.0% of cpu_op self time)"));
+  // Occurrences are innermost calls: aten::linear ran as aten::t + aten::addmm,
+  // so the 7 aten:: calls are 6 occurrences, and linear fails through addmm.
   CHECK_THAT(r.err,
              Catch::Contains(
-                 "2 of 7 op occurrences (28.6%) in 2 of 6 op/dtype pairs are not "
-                 "supported on reference-cpu, 50.1% of the cpu_op self time (0.096 of 0.191 ms)"));
+                 "1 of 6 op occurrences (16.7%) in 2 of 6 op/dtype pairs are not "
+                 "supported on reference-cpu, 50.1% of the cpu_op self time (0.096 of 0.191 ms); "
+                 "1 with unknown mapping; occurrences are innermost ops only: 1 composite call "
+                 "(aten::linear) counted as the ops nested in it"));
+  CHECK_THAT(r.err, Catch::Contains("unsupported operator type aten::linear on reference-cpu; 1 "
+                                    "composite call (runs as aten::t f32, aten::addmm f32)") &&
+                        Catch::Contains("its nested op cannot run either: aten::addmm f32 "
+                                        "(unsupported-op)"));
+  auto file = json::parse(r.out)["extra"]["ops"]["files"][0];
+  CHECK(file["total_occurrences"] == 6);
+  CHECK(file["composite_calls"] == 1);
+  CHECK(file["pairs"][0]["occurrences"] == 0);
+  CHECK(file["pairs"][0]["composite_calls"] == 1);
+  CHECK(file["pairs"][0]["blocking"] == json::array({"aten::addmm f32 (unsupported-op)"}));
+
+  // example-npu has linear itself: it passes as supported, and every other
+  // op of the trace runs there too except the custom one.
+  auto npu = ops({kFixtures + "/ops/train_step_trace.json", "--backend", "example-npu"});
+  CHECK(npu.exit_code == 0);
 }
 
 TEST_CASE("ops cli: CSV in the migration-analysis columns") {

@@ -4,6 +4,7 @@
 
 #include "compat/builtin_ops.h"
 #include "compat/op_list_reader.h"
+#include "compat/trace_reader.h"
 #include "probes/op_findings.h"
 #include "reports/catalog.h"
 #include "stack/l4_operator/graph.h"
@@ -15,9 +16,11 @@ TEST_CASE("op findings: the catalog and compat::problem_text render the same sen
   std::map<std::string, std::string> p = {
       {"op", "Softmax"},          {"dtype", "f64"},          {"backend", "npu"},
       {"where", "2 nodes: a, b"}, {"supported", "f16, f32"}, {"violation", "axis=0 not in {-1}"},
-      {"naming", "onnx"},         {"replacement", "r"},      {"constraints", "c"}};
-  for (OpClass c : {OpClass::kUnsupportedOp, OpClass::kUnsupportedDtype,
-                    OpClass::kConstraintViolated, OpClass::kUnknownMapping, OpClass::kSupported}) {
+      {"naming", "onnx"},         {"replacement", "r"},      {"constraints", "c"},
+      {"own", "unsupported-op"}};
+  for (OpClass c :
+       {OpClass::kUnsupportedOp, OpClass::kUnsupportedDtype, OpClass::kConstraintViolated,
+        OpClass::kUnknownMapping, OpClass::kSupported, OpClass::kDecomposed}) {
     INFO(compat::to_string(c));
     auto f = reports::make_finding(compat::finding_code(c), reports::Status::kFail, "e", p);
     CHECK(f.message == compat::problem_text(c, p));
@@ -80,4 +83,53 @@ TEST_CASE("op findings: an input with no operators is a WARN, never 'all support
   CHECK(fs[0].code == "OP-MODEL-EMPTY");
   CHECK(fs[0].status == reports::Status::kWarn);
   CHECK_THAT(fs[0].message, Catch::Contains("holds no operators"));
+}
+
+TEST_CASE("op findings: composites in a trace, decomposed or failing through a nested op") {
+  const auto& m = compat::builtin_matrix("reference-cpu");
+  // reference-cpu has transpose and matmul but neither linear nor addmm.
+  auto trace = [](const std::string& inner) {
+    return R"({"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":0,"dur":100,
+       "args":{"Input Dims":[[4,4]],"Input type":["float"]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::t","pid":1,"tid":1,"ts":1,"dur":5,
+       "args":{"Input Dims":[[4,4]],"Input type":["float"]}},
+      {"ph":"X","cat":"cpu_op","name":")" +
+           inner + R"(","pid":1,"tid":1,"ts":10,"dur":80,
+       "args":{"Input Dims":[[4,4]],"Input type":["float"]}}]})";
+  };
+  auto run = [&](const std::string& inner) {
+    auto inv = compat::read_trace_text(trace(inner), "t.json");
+    return probes::op_findings(compat::check_inventory(m, compat::builtin_mapping(), inv), m,
+                               false);
+  };
+
+  auto ok = run("aten::mm");
+  REQUIRE(ok.size() == 4);
+  CHECK(ok[0].code == "OP-DECOMPOSED");
+  CHECK(ok[0].status == reports::Status::kPass);
+  CHECK(ok[0].message ==
+        "aten::linear (f32) runs on reference-cpu as the ops nested in it, which all run there "
+        "(aten::linear itself: unsupported-op); 1 composite call (runs as aten::t f32, aten::mm "
+        "f32), 0.015 ms self (15.0% of cpu_op self time)");
+  CHECK(ok[3].code == "OP-MODEL-SUMMARY");
+  CHECK(ok[3].status == reports::Status::kPass);
+  CHECK(ok[3].message ==
+        "all 2 op occurrences (3 op/dtype pairs) are supported on reference-cpu (0.100 ms "
+        "cpu_op self time); occurrences are innermost ops only: 1 composite call (aten::linear) "
+        "counted as the ops nested in it");
+
+  auto bad = run("aten::addmm");
+  REQUIRE(bad.size() == 4);
+  CHECK(bad[0].code == "OP-UNSUPPORTED-TYPE");
+  CHECK(bad[0].status == reports::Status::kFail);
+  CHECK(bad[0].message ==
+        "unsupported operator type aten::linear on reference-cpu; 1 composite call (runs as "
+        "aten::t f32, aten::addmm f32), 0.015 ms self (15.0% of cpu_op self time); its nested op "
+        "cannot run either: aten::addmm f32 (unsupported-op)");
+  CHECK(bad[0].evidence.at("blocking") == "aten::addmm f32 (unsupported-op)");
+  CHECK(bad[2].code == "OP-UNSUPPORTED-TYPE");  // aten::addmm, with its own finding
+  CHECK(bad[3].status == reports::Status::kFail);
+  CHECK_THAT(bad[3].message,
+             Catch::StartsWith("1 of 2 op occurrences (50.0%) in 2 of 3 op/dtype pairs"));
 }

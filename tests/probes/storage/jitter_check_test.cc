@@ -118,6 +118,58 @@ TEST_CASE("checkpoint throughput against minimums and the save/load estimate") {
         Status::kSkip);
 }
 
+TEST_CASE("a checkpoint capped by max_bytes passes and says it wrote less than asked") {
+  JitterSpec j;
+  WorkloadResult r = result(Workload::kCheckpoint, 32, 5, 0, 0);
+  r.requested_bytes = 1ull << 30;   // checkpoint_size: 1GiB
+  r.max_bytes_share = 16ull << 20;  // max_bytes: 16MiB, the only writing workload
+  r.bytes_written = r.bytes_read = 16ull << 20;
+  r.stopped_by = "done";
+  r.write_mbps = 100;
+  r.read_mbps = 200;
+  r.direct = true;
+  auto fs = storage::workload_findings("/m", j, r);
+  const auto& w = get(fs, "STOR-CHECKPOINT-WRITE");
+  CHECK(w.status == Status::kPass);  // a cap the profile sets is not a fault of the mount
+  CHECK(w.message ==
+        "checkpoint on /m: wrote 16.0 MiB of the requested 1 GiB (capped by max_bytes) at 100 "
+        "MB/s including fsync (warn below none, fail below none)");
+  CHECK(w.evidence.at("requested_bytes") == "1073741824");
+  CHECK(w.evidence.at("written_bytes") == "16777216");
+  CHECK(w.evidence.at("max_bytes_share") == "16777216");
+  CHECK(w.evidence.at("capped_by") == "max_bytes");
+  CHECK(get(fs, "STOR-CHECKPOINT-READ").evidence.at("capped_by") == "max_bytes");
+
+  // Below a minimum the cap is still named, next to the WARN or FAIL.
+  j.warn.write_mbps = 150;
+  CHECK(get(storage::workload_findings("/m", j, r), "STOR-CHECKPOINT-WRITE").message ==
+        "checkpoint on /m: wrote 16.0 MiB of the requested 1 GiB (capped by max_bytes) at 100 "
+        "MB/s, below the warn minimum of 150 MB/s");
+  j.warn.write_mbps.reset();
+
+  // Cut short by its time share.
+  r.requested_bytes = 64ull << 20;
+  r.max_bytes_share = 256ull << 20;
+  r.stopped_by = "time";
+  auto timed = storage::workload_findings("/m", j, r);
+  const auto& t = get(timed, "STOR-CHECKPOINT-WRITE");
+  CHECK(t.status == Status::kPass);
+  CHECK_THAT(t.message,
+             Catch::Contains("wrote 16.0 MiB of the requested 64 MiB (its time share ran out "
+                             "first)"));
+  CHECK(t.evidence.at("capped_by") == "time");
+
+  // All of it: nothing to say.
+  r.bytes_written = r.bytes_read = 64ull << 20;
+  r.stopped_by = "done";
+  auto whole = storage::workload_findings("/m", j, r);
+  const auto& all = get(whole, "STOR-CHECKPOINT-WRITE");
+  CHECK(all.message ==
+        "checkpoint on /m: wrote 64.0 MiB at 100 MB/s including fsync (warn below none, fail "
+        "below none)");
+  CHECK(all.evidence.at("capped_by") == "none");
+}
+
 TEST_CASE("the profile's jitter section maps onto the workload config") {
   JitterSpec j;
   j.workloads = {"metadata", "checkpoint"};

@@ -84,6 +84,24 @@ TEST_CASE("the checkpoint writes its size and reads it back") {
   CHECK(r[0].bytes_written == (3u << 20));
   CHECK(r[0].bytes_read == (3u << 20));
   CHECK(r[0].ops == 6);  // 3 x 1 MiB written, 3 read
+  CHECK(r[0].requested_bytes == (3u << 20));
+  CHECK(r[0].max_bytes_share == c.max_bytes);
+}
+
+TEST_CASE("max_bytes caps the checkpoint below its size, and the result says both") {
+  hn::test::TempDir dir;
+  WorkloadConfig c;
+  c.workloads = {Workload::kCheckpoint, Workload::kMetadata};
+  c.duration = std::chrono::seconds(20);
+  c.checkpoint_bytes = 1ull << 30;
+  c.max_bytes = 16ull << 20;
+  auto r = run_workloads(c, dir.path(), no_step);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].stopped_by == "done");  // reached the capped size, not the time
+  CHECK(r[0].bytes_written == (16u << 20));
+  CHECK(r[0].requested_bytes == (1ull << 30));
+  CHECK(r[0].max_bytes_share == (16u << 20));  // the only writing workload
+  CHECK(empty_dir(dir.path()));
 }
 
 TEST_CASE("a failing call is an IoError naming it, nothing is left behind") {
