@@ -16,6 +16,9 @@ build_pkgs=(
 # fuse3 + libfuse3-dev: the faultfs test file system (tests/support/faultfs)
 # libxml2-utils: xmllint, which checks the JUnit output is well-formed XML
 test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils)
+# slurm-wlm + munge: a two-node Slurm cluster on this host (tests/support/slurm_cluster)
+# openmpi-bin: mpirun for the mpi-labelled tests
+test_pkgs+=(slurm-wlm munge openmpi-bin)
 # fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
 bench_pkgs=(fio openmpi-bin libopenmpi-dev libgloo-dev iperf3 python3)
 
