@@ -1,5 +1,7 @@
 #include "stack/l4_operator/tensor.h"
 
+#include "stack/l4_operator/element.h"
+
 #include <cassert>
 #include <cstring>
 #include <stdexcept>
@@ -43,75 +45,12 @@ Tensor Tensor::from_values(DType dtype, Shape shape, const std::vector<double>& 
 
 double Tensor::get(std::int64_t i) const {
   assert(i >= 0 && i < numel_);
-  const std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
-  switch (dtype_) {
-    case DType::kF32: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DType::kF64: {
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
-    case DType::kF16: {
-      std::uint16_t v;
-      std::memcpy(&v, p, 2);
-      return f16_to_f32(v);
-    }
-    case DType::kBF16: {
-      std::uint16_t v;
-      std::memcpy(&v, p, 2);
-      return bf16_to_f32(v);
-    }
-    case DType::kI32: {
-      std::int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DType::kI64: {
-      std::int64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-  }
-  return 0;
+  return load_element(dtype_, bytes_.data(), static_cast<std::size_t>(i));
 }
 
 void Tensor::set(std::int64_t i, double v) {
   assert(i >= 0 && i < numel_);
-  std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
-  switch (dtype_) {
-    case DType::kF32: {
-      float x = static_cast<float>(v);
-      std::memcpy(p, &x, 4);
-      return;
-    }
-    case DType::kF64:
-      std::memcpy(p, &v, 8);
-      return;
-    case DType::kF16: {
-      auto x = f32_to_f16(static_cast<float>(v));
-      std::memcpy(p, &x, 2);
-      return;
-    }
-    case DType::kBF16: {
-      auto x = f32_to_bf16(static_cast<float>(v));
-      std::memcpy(p, &x, 2);
-      return;
-    }
-    case DType::kI32: {
-      auto x = static_cast<std::int32_t>(v);
-      std::memcpy(p, &x, 4);
-      return;
-    }
-    case DType::kI64: {
-      auto x = static_cast<std::int64_t>(v);
-      std::memcpy(p, &x, 8);
-      return;
-    }
-  }
+  store_element(dtype_, bytes_.data(), static_cast<std::size_t>(i), v);
 }
 
 std::vector<double> Tensor::to_f64() const {

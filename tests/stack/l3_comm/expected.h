@@ -13,6 +13,7 @@
 #include <string>
 
 #include "stack/l4_operator/dtype.h"
+#include "stack/l4_operator/element.h"
 #include "stack/l4_operator/half.h"
 
 namespace hn::test {
@@ -61,46 +62,12 @@ inline double expected_value(ReduceOp op, DType t, int n, std::size_t i) {
   return 0;
 }
 
-// Writes v as element i of a buffer of type t.
+// Element i of a buffer of type t, through double.
 inline void put(DType t, void* buf, std::size_t i, double v) {
-  switch (t) {
-    case DType::kF32:
-      static_cast<float*>(buf)[i] = static_cast<float>(v);
-      break;
-    case DType::kF64:
-      static_cast<double*>(buf)[i] = v;
-      break;
-    case DType::kF16:
-      static_cast<std::uint16_t*>(buf)[i] = stack::op::f32_to_f16(static_cast<float>(v));
-      break;
-    case DType::kBF16:
-      static_cast<std::uint16_t*>(buf)[i] = stack::op::f32_to_bf16(static_cast<float>(v));
-      break;
-    case DType::kI32:
-      static_cast<std::int32_t*>(buf)[i] = static_cast<std::int32_t>(v);
-      break;
-    case DType::kI64:
-      static_cast<std::int64_t*>(buf)[i] = static_cast<std::int64_t>(v);
-      break;
-  }
+  stack::op::store_element(t, buf, i, v);
 }
-
 inline double get(DType t, const void* buf, std::size_t i) {
-  switch (t) {
-    case DType::kF32:
-      return static_cast<const float*>(buf)[i];
-    case DType::kF64:
-      return static_cast<const double*>(buf)[i];
-    case DType::kF16:
-      return stack::op::f16_to_f32(static_cast<const std::uint16_t*>(buf)[i]);
-    case DType::kBF16:
-      return stack::op::bf16_to_f32(static_cast<const std::uint16_t*>(buf)[i]);
-    case DType::kI32:
-      return static_cast<const std::int32_t*>(buf)[i];
-    case DType::kI64:
-      return static_cast<double>(static_cast<const std::int64_t*>(buf)[i]);
-  }
-  return 0;
+  return stack::op::load_element(t, buf, i);
 }
 
 }  // namespace hn::test
