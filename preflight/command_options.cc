@@ -21,7 +21,11 @@ void add_report_options(po::options_description& d) {
                   "write the JSON report ('-' = stdout)")(
       "junit", po::value<std::string>()->value_name("PATH"), "write JUnit XML ('-' = stdout)")(
       "ctrf", po::value<std::string>()->value_name("PATH"), "write a CTRF report ('-' = stdout)")(
-      "strict", po::bool_switch(), "exit 1 on warnings too")(
+      "markdown", po::value<std::string>()->value_name("PATH"),
+      "write a Markdown report, e.g. for a CI job summary ('-' = stdout)")(
+      "prometheus", po::value<std::string>()->value_name("PATH"),
+      "write Prometheus text exposition for node_exporter's textfile collector ('-' = "
+      "stdout)")("strict", po::bool_switch(), "exit 1 on warnings too")(
       "verbose,v", po::bool_switch(), "show evidence and metrics for every finding")(
       "quiet,q", po::bool_switch(), "show only WARN, FAIL and ERROR findings (and the summary)")(
       "no-color", po::bool_switch(), "never colour the text report (NO_COLOR is honoured too)");

@@ -12,6 +12,8 @@
 #include "reports/ctrf_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
+#include "reports/markdown_report.h"
+#include "reports/prometheus_report.h"
 #include "reports/text_report.h"
 
 namespace hn::preflight {
@@ -25,6 +27,8 @@ constexpr Format kFormats[] = {
     {"json", reports::render_json},
     {"junit", reports::render_junit},
     {"ctrf", reports::render_ctrf},
+    {"markdown", reports::render_markdown},
+    {"prometheus", reports::render_prometheus},
 };
 }  // namespace
 
@@ -38,8 +42,10 @@ void check_output_options(const boost::program_options::variables_map& vm) {
   for (const auto& f : kFormats)
     if (vm.count(f.option) && vm[f.option].as<std::string>() == "-") ++on_stdout;
   if (on_stdout > 1)
-    throw compat::InputError("command line", 0, 0, "",
-                             "only one of --json, --junit, --ctrf can write to stdout ('-')");
+    throw compat::InputError(
+        "command line", 0, 0, "",
+        "only one of --json, --junit, --ctrf, --markdown, --prometheus can write to "
+        "stdout ('-')");
   for (const auto& f : kFormats)
     if (vm.count(f.option))
       check_output_path(std::string("--") + f.option, vm[f.option].as<std::string>());

@@ -3,6 +3,8 @@
 // write that still fails late (here /dev/full) is exit 3 with the text report
 // already printed.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -93,4 +95,25 @@ TEST_CASE("output: ops --csv - takes stdout, so the text report goes to stderr")
   CHECK(r.exit_code == 0);
   CHECK(r.out.rfind("File,", 0) == 0);  // only the CSV on stdout
   CHECK_THAT(r.err, Catch::Contains("checks:"));
+}
+
+TEST_CASE("output: node writes Prometheus and Markdown reports next to the text") {
+  TempDir dir;
+  const std::string prom = dir.path() + "/hnprecheck.prom";
+  auto r = cli({"node", "--prometheus", prom, "--markdown", "-", "--no-color"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("# hnprecheck node: "));  // stdout is the Markdown
+  CHECK_THAT(r.err, Catch::Contains("checks:"));                // the text moved to stderr
+  std::ifstream in(prom);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("hnprecheck_run_info{command=\"node\""));
+  CHECK_THAT(text, Catch::Contains("hnprecheck_findings{status=\"fail\"} 0"));
+  CHECK_THAT(text, Catch::Contains("hnprecheck_check_status{code=\"HW-MEMORY\""));
+  r = cli({"node", "--prometheus", "-", "--markdown", "-"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("only one of"));
+  r = cli({"node", "--prometheus", dir.path() + "/missing/dir/x.prom"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--prometheus"));
 }
