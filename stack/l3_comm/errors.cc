@@ -18,6 +18,8 @@ const char* LinkError::kind_name(Kind k) {
       return "peer closed";
     case Kind::kNoInterface:
       return "no interface";
+    case Kind::kUnresolved:
+      return "host not resolved";
     case Kind::kOther:
       return "link error";
   }

@@ -12,6 +12,8 @@
 // to the host / network unreachable), kPortInUse (our listen port is taken),
 // kNoInterface (the configured interface or address does not exist on this
 // node: HCCL_IF_IP, *_SOCKET_IFNAME, --bind-*; never a silent fallback),
+// kUnresolved (the host name does not resolve, retried within the budget:
+// a pod's DNS record or a fresh node's entry may appear late),
 // kOther (anything else, with errno text).
 
 #include <chrono>
@@ -54,6 +56,7 @@ class LinkError : public CommError {
     kPortInUse,
     kPeerClosed,
     kNoInterface,
+    kUnresolved,
     kOther
   };
   LinkError(Kind kind, const std::string& what, ErrorContext ctx)

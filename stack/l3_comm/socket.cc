@@ -111,6 +111,60 @@ std::string seconds_text(Clock::duration d) {
 // "after 5 attempt(s) in 2.51 s; gave up at the attempt limit of 5 (...)
 // within a link-setup budget of 2.50 s (...)": what a failed link tried and
 // which limits were in force, with where they came from.
+// getaddrinfo bounded by a deadline: a resolver that does not answer (a dead
+// DNS server, 5 s per try by default) must not outlast the link-setup budget.
+// getaddrinfo_a runs the lookup on glibc's helper thread; on timeout the
+// request is cancelled, and when glibc cannot cancel it (already running) the
+// request is left to finish on its own and deliberately never freed (a few
+// hundred bytes per abandoned lookup). Returns 0 with *res set, a gai error,
+// or EAI_AGAIN when the deadline passed.
+int resolve_until(const std::string& host, int port, int family, Deadline until, addrinfo** res) {
+  struct Request {
+    std::string name, service;
+    addrinfo hints{};
+    gaicb cb{};
+  };
+  auto* rq = new Request;
+  rq->name = host;
+  rq->service = std::to_string(port);
+  rq->hints.ai_socktype = SOCK_STREAM;
+  rq->hints.ai_family = family;
+  rq->cb.ar_name = rq->name.c_str();
+  rq->cb.ar_service = rq->service.c_str();
+  rq->cb.ar_request = &rq->hints;
+  gaicb* list[1] = {&rq->cb};
+  if (int r = getaddrinfo_a(GAI_NOWAIT, list, 1, nullptr); r != 0) {
+    delete rq;
+    return r;
+  }
+  for (;;) {
+    int e = gai_error(&rq->cb);
+    if (e != EAI_INPROGRESS) {
+      *res = rq->cb.ar_result;
+      delete rq;
+      return e;
+    }
+    auto left = until - Clock::now();
+    if (left <= Clock::duration::zero()) break;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    gai_suspend(list, 1, &ts);
+  }
+  switch (gai_cancel(&rq->cb)) {
+    case EAI_ALLDONE: {  // it finished just now
+      *res = rq->cb.ar_result;
+      int e = gai_error(&rq->cb);
+      delete rq;
+      return e;
+    }
+    case EAI_CANCELED:
+      delete rq;
+      return EAI_AGAIN;
+    default:  // EAI_NOTCANCELED: still running; rq is left to glibc on purpose
+      return EAI_AGAIN;
+  }
+}
+
 std::string give_up_text(int attempts, Clock::time_point t0, const LinkParams& p, bool at_limit) {
   std::string s = "after " + std::to_string(attempts) + " attempt(s) in " +
                   seconds_text(Clock::now() - t0) + "; gave up at ";
@@ -204,21 +258,40 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
   const Deadline deadline = t0 + params.connect_timeout;
   const std::string target =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
-  addrinfo hints{}, *res = nullptr;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_family = params.family;
-  int gai = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
-  if (gai != 0 || !res)
-    throw LinkError(LinkError::Kind::kNoRoute,
-                    "cannot resolve host '" + host + "': " + gai_strerror(gai),
-                    with(ctx, target, t0));
+  // Resolution is retried like a refused connect: in Kubernetes a headless
+  // service's record for MASTER_ADDR appears only once the pod runs, and a
+  // resolver can fail transiently. A name that never resolves still ends
+  // within the budget, classified as such.
   std::vector<std::pair<sockaddr_storage, socklen_t>> addrs;
-  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-    sockaddr_storage ss{};
-    std::memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
-    addrs.emplace_back(ss, ai->ai_addrlen);
+  for (int attempt = 1;; ++attempt) {
+    addrinfo* res = nullptr;
+    const Deadline until = std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
+    int gai = resolve_until(host, port, params.family, until, &res);
+    if (gai == 0 && res) {
+      for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+        sockaddr_storage ss{};
+        std::memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+        addrs.emplace_back(ss, ai->ai_addrlen);
+      }
+      freeaddrinfo(res);
+      break;
+    }
+    if (res) freeaddrinfo(res);
+    ctx.attempts = attempt;
+    const bool retryable = gai == EAI_AGAIN || gai == EAI_NONAME || gai == EAI_FAIL
+#ifdef EAI_NODATA
+                           || gai == EAI_NODATA
+#endif
+        ;
+    const bool at_limit = params.retry_count >= 0 && attempt >= params.max_attempts();
+    const auto left = deadline - Clock::now();
+    if (!retryable || at_limit || left <= Clock::duration::zero())
+      throw LinkError(LinkError::Kind::kUnresolved,
+                      "cannot resolve host '" + host + "': " + gai_strerror(gai) + ", " +
+                          give_up_text(attempt, t0, params, at_limit),
+                      with(ctx, target, t0));
+    std::this_thread::sleep_for(std::min<Clock::duration>(params.retry_sleep * attempt, left));
   }
-  freeaddrinfo(res);
 
   int last_err = 0;
   std::string last_addr = target;

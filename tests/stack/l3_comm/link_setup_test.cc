@@ -52,6 +52,25 @@ TEST_CASE("connect to a closed port is classified as refused, after the retries"
   CHECK(Clock::now() - t0 < 3s);
 }
 
+TEST_CASE("a host name that does not resolve is its own class, retried within the budget") {
+  ErrorContext ctx;
+  ctx.local_rank = 1;
+  auto t0 = Clock::now();
+  try {
+    // .invalid never resolves (RFC 6761).
+    connect_with_retry("hn-no-such-host.invalid", 29517, quick(5000ms), ctx);
+    FAIL("resolved a .invalid name");
+  } catch (const LinkError& e) {
+    CHECK(e.kind() == LinkError::Kind::kUnresolved);
+    std::string m = e.what();
+    CHECK(m.find("host not resolved: cannot resolve host 'hn-no-such-host.invalid'") !=
+          std::string::npos);
+    CHECK(m.find("4 attempt(s)") != std::string::npos);  // like a refusal: 1 + retry_count
+    CHECK(m.find("rank 1") != std::string::npos);
+  }
+  CHECK(Clock::now() - t0 < 3s);
+}
+
 TEST_CASE("listening on a taken port is classified as port in use") {
   Fd taken = listen_on("127.0.0.1", 0, LinkParams{}, {});
   try {
