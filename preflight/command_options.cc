@@ -23,6 +23,8 @@ void add_report_options(po::options_description& d) {
       "ctrf", po::value<std::string>()->value_name("PATH"), "write a CTRF report ('-' = stdout)")(
       "markdown", po::value<std::string>()->value_name("PATH"),
       "write a Markdown report, e.g. for a CI job summary ('-' = stdout)")(
+      "html", po::value<std::string>()->value_name("PATH"),
+      "write a self-contained HTML report with charts ('-' = stdout)")(
       "prometheus", po::value<std::string>()->value_name("PATH"),
       "write Prometheus text exposition for node_exporter's textfile collector ('-' = "
       "stdout)")("strict", po::bool_switch(), "exit 1 on warnings too")(

@@ -10,6 +10,7 @@
 #include "compat/input_error.h"
 #include "reports/atomic_file.h"
 #include "reports/ctrf_report.h"
+#include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
 #include "reports/markdown_report.h"
@@ -24,11 +25,9 @@ struct Format {
   std::string (*render)(const reports::Report&);
 };
 constexpr Format kFormats[] = {
-    {"json", reports::render_json},
-    {"junit", reports::render_junit},
-    {"ctrf", reports::render_ctrf},
-    {"markdown", reports::render_markdown},
-    {"prometheus", reports::render_prometheus},
+    {"json", reports::render_json}, {"junit", reports::render_junit},
+    {"ctrf", reports::render_ctrf}, {"markdown", reports::render_markdown},
+    {"html", reports::render_html}, {"prometheus", reports::render_prometheus},
 };
 }  // namespace
 
@@ -44,7 +43,7 @@ void check_output_options(const boost::program_options::variables_map& vm) {
   if (on_stdout > 1)
     throw compat::InputError(
         "command line", 0, 0, "",
-        "only one of --json, --junit, --ctrf, --markdown, --prometheus can write to "
+        "only one of --json, --junit, --ctrf, --markdown, --html, --prometheus can write to "
         "stdout ('-')");
   for (const auto& f : kFormats)
     if (vm.count(f.option))

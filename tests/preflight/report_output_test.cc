@@ -110,6 +110,12 @@ TEST_CASE("output: node writes Prometheus and Markdown reports next to the text"
   CHECK_THAT(text, Catch::Contains("hnprecheck_run_info{command=\"node\""));
   CHECK_THAT(text, Catch::Contains("hnprecheck_findings{status=\"fail\"} 0"));
   CHECK_THAT(text, Catch::Contains("hnprecheck_check_status{code=\"HW-MEMORY\""));
+  const std::string html = dir.path() + "/report.html";
+  r = cli({"node", "--html", html});
+  CHECK(r.exit_code == 0);
+  auto lint = hn::test::run_process({"/usr/bin/xmllint", "--noout", html}, 30);
+  INFO(lint.err);
+  CHECK(lint.exit_code == 0);  // well-formed markup, SVG included
   r = cli({"node", "--prometheus", "-", "--markdown", "-"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("only one of"));
