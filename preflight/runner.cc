@@ -217,7 +217,20 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
       // (a Prolog timeout), SIGTERM lets the probe stop its work and clean up.
       prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (getppid() != runner_pid) _exit(0);
-      child_main(p, fds[1], pd.deadline);
+      // A child stuck in the kernel may outlive its SIGKILL until the driver
+      // answers: it must not hold the caller's stdout/stderr (a Prolog
+      // wrapper or `$(hnprecheck node)` would wait for it), nor any other
+      // descriptor but its result pipe.
+      if (int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC); null_fd >= 0) {
+        dup2(null_fd, 0);
+        dup2(null_fd, 1);
+        dup2(null_fd, 2);
+        if (null_fd > 2) close(null_fd);
+      }
+      int result_fd = fds[1] > 2 ? fds[1] : fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+      if (result_fd > 3) close_range(3, static_cast<unsigned>(result_fd - 1), 0);
+      close_range(static_cast<unsigned>(result_fd + 1), ~0u, 0);
+      child_main(p, result_fd, pd.deadline);
     }
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);

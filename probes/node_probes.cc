@@ -51,7 +51,8 @@ std::vector<Probe> node_probes(std::shared_ptr<const NodeContext> ctx) {
   out.push_back(in_process("netplane.binding", Layer::kL6, check_plane_binding, ctx));
   out.push_back(in_process("netplane.routes", Layer::kL6, check_plane_routes, ctx));
   out.push_back(in_process("netplane.sysctl", Layer::kL6, check_plane_sysctls, ctx));
-  out.push_back(in_process("netplane.comm_env", Layer::kL6, check_comm_env, ctx));
+  // It reads the RDMA ports when NCCL_IB_HCA (or an RDMA plane) is set.
+  out.push_back(may_block("netplane.comm_env", Layer::kL6, check_comm_env, ctx));
   out.push_back(may_block("netplane.rdma", Layer::kL6, check_rdma_binding, ctx));
   for (auto& p : storage::storage_probes(ctx)) out.push_back(std::move(p));
   return out;

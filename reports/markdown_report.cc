@@ -1,23 +1,66 @@
 #include "reports/markdown_report.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "reports/report_time.h"
+#include "reports/utf8.h"
 
 namespace hn::reports {
 
 namespace {
 
-// One table cell: pipes escaped, line breaks as <br>, backslashes kept.
-std::string cell(std::string_view v) {
+// One table cell. Backtick spans (the catalog's commands) stay code spans,
+// where Markdown shows text as written: only `|` (a table rule even inside
+// code) and line breaks are touched there. Elsewhere characters Markdown or
+// HTML would read as markup are escaped, a backslash first so an escaped pipe
+// cannot be undone. Invalid UTF-8 becomes U+FFFD.
+std::string cell(std::string_view raw) {
+  const std::string v = to_valid_utf8(raw);
+  const bool balanced = std::count(v.begin(), v.end(), '`') % 2 == 0;
   std::string out;
+  bool code = false;
   for (char c : v) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += "<br>";
-    else if (c != '\r')
+    if (c == '`' && balanced) {
+      code = !code;
       out += c;
+      continue;
+    }
+    if (c == '|') {
+      out += "\\|";
+      continue;
+    }
+    if (c == '\n') {
+      out += "<br>";
+      continue;
+    }
+    if (c == '\r') continue;
+    if (code) {
+      out += c;
+      continue;
+    }
+    switch (c) {
+      case '\\':
+      case '*':
+      case '_':
+      case '`':
+      case '[':
+      case ']':
+        out += '\\';
+        out += c;
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      default:
+        out += c;
+    }
   }
   return out;
 }

@@ -6,12 +6,17 @@
 #include <sstream>
 #include <tuple>
 
+#include "reports/utf8.h"
+
 namespace hn::reports {
 
 namespace {
 
 // Label values: backslash, double quote and line feed are escaped.
-std::string label(std::string_view v) {
+// Invalid UTF-8 (an odd byte in a mount path) becomes U+FFFD: node_exporter
+// rejects a whole file for one bad label.
+std::string label(std::string_view raw) {
+  const std::string v = to_valid_utf8(raw);
   std::string out;
   for (char c : v) {
     if (c == '\\')
@@ -87,9 +92,14 @@ std::string render_prometheus(const Report& report) {
      << label(report.hostname) << "\",profile=\"" << label(report.profile) << "\",version=\""
      << label(report.tool_version) << "\"} 1\n";
   header(os, "hnprecheck_last_run_timestamp_seconds", "When the run finished, in unix seconds.");
-  os << "hnprecheck_last_run_timestamp_seconds " << seconds(report.finished_unix_ms) << "\n";
+  // Every series carries the command: `node` and `translate --check` may
+  // write files into one textfile directory, and node_exporter refuses the
+  // same series from two files.
+  const std::string cmd = "command=\"" + label(report.command) + "\"";
+  os << "hnprecheck_last_run_timestamp_seconds{" << cmd << "} " << seconds(report.finished_unix_ms)
+     << "\n";
   header(os, "hnprecheck_run_duration_seconds", "How long the run took.");
-  os << "hnprecheck_run_duration_seconds "
+  os << "hnprecheck_run_duration_seconds{" << cmd << "} "
      << seconds(report.finished_unix_ms - report.started_unix_ms) << "\n";
 
   const Summary s = summarize(report.findings);
@@ -97,7 +107,7 @@ std::string render_prometheus(const Report& report) {
   const std::pair<const char*, int> counts[] = {
       {"pass", s.pass}, {"warn", s.warn}, {"fail", s.fail}, {"skip", s.skip}, {"error", s.error}};
   for (const auto& [name, n] : counts)
-    os << "hnprecheck_findings{status=\"" << name << "\"} " << n << "\n";
+    os << "hnprecheck_findings{" << cmd << ",status=\"" << name << "\"} " << n << "\n";
 
   std::map<std::tuple<std::string, std::string, std::string>, Status> checks;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, double> metrics;
@@ -111,15 +121,15 @@ std::string render_prometheus(const Report& report) {
   header(os, "hnprecheck_check_status",
          "Status of each check: 0 pass, 1 warn, 2 fail, 3 skip, 4 error.");
   for (const auto& [key, st] : checks)
-    os << "hnprecheck_check_status{code=\"" << label(std::get<0>(key)) << "\",layer=\""
-       << label(std::get<1>(key)) << "\",entity=\"" << label(std::get<2>(key)) << "\"} "
-       << prometheus_status_value(st) << "\n";
+    os << "hnprecheck_check_status{" << cmd << ",code=\"" << label(std::get<0>(key))
+       << "\",layer=\"" << label(std::get<1>(key)) << "\",entity=\"" << label(std::get<2>(key))
+       << "\"} " << prometheus_status_value(st) << "\n";
   if (!metrics.empty()) {
     header(os, "hnprecheck_finding_metric", "A measured value of a finding, in its unit.");
     for (const auto& [key, v] : metrics)
-      os << "hnprecheck_finding_metric{code=\"" << label(std::get<0>(key)) << "\",entity=\""
-         << label(std::get<1>(key)) << "\",metric=\"" << label(std::get<2>(key)) << "\",unit=\""
-         << label(std::get<3>(key)) << "\"} " << number(v) << "\n";
+      os << "hnprecheck_finding_metric{" << cmd << ",code=\"" << label(std::get<0>(key))
+         << "\",entity=\"" << label(std::get<1>(key)) << "\",metric=\"" << label(std::get<2>(key))
+         << "\",unit=\"" << label(std::get<3>(key)) << "\"} " << number(v) << "\n";
   }
   return os.str();
 }

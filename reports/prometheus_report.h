@@ -6,12 +6,13 @@
 //
 // Series (all gauges; labels are escaped as the format requires):
 //   hnprecheck_run_info{command,host,profile,version} 1
-//   hnprecheck_last_run_timestamp_seconds            finish time (unix s)
-//   hnprecheck_run_duration_seconds
-//   hnprecheck_findings{status}                      every status, also 0
-//   hnprecheck_check_status{code,layer,entity}       0 pass, 1 warn, 2 fail,
-//                                                    3 skip, 4 error
-//   hnprecheck_finding_metric{code,entity,metric,unit}  each finding metric
+//   hnprecheck_last_run_timestamp_seconds{command}   finish time (unix s)
+//   hnprecheck_run_duration_seconds{command}
+//   hnprecheck_findings{command,status}              every status, also 0
+//   hnprecheck_check_status{command,code,layer,entity}   0 pass, 1 warn,
+//                                                    2 fail, 3 skip, 4 error
+//   hnprecheck_finding_metric{command,code,entity,metric,unit}
+// Label values are valid UTF-8 (bad bytes become U+FFFD).
 // A series that would repeat a label set (two findings of one code on one
 // entity) keeps the worst status, so the output is always valid to scrape.
 

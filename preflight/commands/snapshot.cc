@@ -1,9 +1,9 @@
 // `hnprecheck snapshot`: capture this node's state to a YAML file.
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -25,9 +25,16 @@ namespace {
 // The capture and the file write run in a supervised child: an RDMA query,
 // a sensor read or a write to a hung file system can sleep in the kernel
 // without bound, and a Prolog that runs `snapshot` must still end by
-// --timeout, naming the step that hung. The child's stdio is /dev/null, so it
-// also hands the YAML back through a memfd: the parent prints it for `--out -`
-// and reads the summary from it (which re-checks that it parses).
+// --timeout, naming the step that hung. The worker keeps none of our
+// descriptors (its stdio is /dev/null), so it hands the YAML back through a
+// private temporary file that we created and unlink in any case: the parent
+// prints it for `--out -` and reads the summary from it (which re-checks that
+// it parses).
+std::string base_name(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string read_all_fd(int fd) {
   std::string text;
   char buf[65536];
@@ -49,23 +56,32 @@ int run(const po::variables_map& vm) {
   const std::string& out = vm["out"].as<std::string>();
   check_output_path("--out", out);  // before capturing, so a typo costs nothing
   const auto timeout = timeout_from(vm);
-  int memfd = memfd_create("hnprecheck-snapshot", MFD_CLOEXEC);
-  if (memfd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
-  auto close_memfd = std::unique_ptr<int, void (*)(int*)>(&memfd, [](int* fd) { close(*fd); });
-  // The worker keeps none of our descriptors; it reopens the memfd by path.
-  const std::string memfd_path =
-      "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(memfd);
-  auto work = [&out, &memfd_path](probes::WorkerChannel& ch) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string hand_back =
+      std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/hnprecheck-snapshot-XXXXXX";
+  int hand_fd = mkostemp(hand_back.data(), O_CLOEXEC);
+  if (hand_fd < 0)
+    throw std::runtime_error("cannot create a temporary file " + hand_back + ": " +
+                             std::strerror(errno));
+  struct Cleanup {
+    int fd;
+    std::string path;
+    ~Cleanup() {
+      close(fd);
+      unlink(path.c_str());
+    }
+  } cleanup{hand_fd, hand_back};
+  auto work = [&out, &hand_back](probes::WorkerChannel& ch) {
     ch.step("opening the live sources");
     probes::NodeSources sources = open_live_sources();
     ch.step("reading links, RDMA devices, accelerators, sensors, routes and mounts");
     std::string yaml = probes::snapshot_to_yaml(probes::capture_snapshot(sources, tool_version()));
-    int fd = open(memfd_path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("open " + memfd_path + ": " + std::strerror(errno));
+    int fd = open(hand_back.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("open " + hand_back + ": " + std::strerror(errno));
     for (std::size_t done = 0; done < yaml.size();) {
       ssize_t n = write(fd, yaml.data() + done, yaml.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw std::runtime_error(std::string("memfd write: ") + std::strerror(errno));
+      if (n <= 0) throw std::runtime_error("write " + hand_back + ": " + std::strerror(errno));
       done += static_cast<std::size_t>(n);
     }
     close(fd);
@@ -77,7 +93,7 @@ int run(const po::variables_map& vm) {
   auto r = probes::run_supervised(work, probes::Clock::now() + timeout);
   switch (r.end) {
     case probes::SupervisedRun::End::kCompleted: {
-      const std::string yaml = read_all_fd(memfd);
+      const std::string yaml = read_all_fd(hand_fd);
       probes::Snapshot snap = probes::parse_snapshot(yaml, "the capture");
       if (out == "-") {
         std::cout << yaml;
@@ -92,6 +108,16 @@ int run(const po::variables_map& vm) {
       return 0;
     }
     case probes::SupervisedRun::End::kTimedOut:
+      if (r.last_step.rfind("writing ", 0) == 0) {
+        // The file system holding --out stopped answering mid-write: the
+        // atomic write's temporary file may be left beside it.
+        std::cerr << "hnprecheck snapshot: timeout: the write of " << out
+                  << " did not finish within " << timeout.count()
+                  << " ms (its file system does not answer); " << out
+                  << " was not replaced, but a temporary file ." << base_name(out)
+                  << ".tmp-* may be left next to it\n";
+        return 3;
+      }
       std::cerr << "hnprecheck snapshot: timeout: the capture did not finish within "
                 << timeout.count() << " ms; it was " << r.last_step
                 << " (a reading that hangs in the kernel: check the RDMA driver, sensors and "

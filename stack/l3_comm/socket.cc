@@ -262,11 +262,16 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
   // service's record for MASTER_ADDR appears only once the pod runs, and a
   // resolver can fail transiently. A name that never resolves still ends
   // within the budget, classified as such.
+  // One attempt is one resolve-and-connect: a lookup that failed counts
+  // against the same attempt limit as a refused connect, and an attempt
+  // gets at most one kLastAttemptWindow past the budget, however it splits.
   std::vector<std::pair<sockaddr_storage, socklen_t>> addrs;
-  for (int attempt = 1;; ++attempt) {
+  int attempt = 1;
+  Deadline attempt_until = std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
+  for (;; ++attempt) {
     addrinfo* res = nullptr;
-    const Deadline until = std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
-    int gai = resolve_until(host, port, params.family, until, &res);
+    attempt_until = std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
+    int gai = resolve_until(host, port, params.family, attempt_until, &res);
     if (gai == 0 && res) {
       for (addrinfo* ai = res; ai; ai = ai->ai_next) {
         sockaddr_storage ss{};
@@ -295,7 +300,7 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
 
   int last_err = 0;
   std::string last_addr = target;
-  for (int attempt = 1;; ++attempt) {
+  for (bool first = true;; ++attempt, first = false) {
     ctx.attempts = attempt;
     bool no_answer = false;
     for (auto& [ss, len] : addrs) {
@@ -308,7 +313,9 @@ Fd connect_with_retry(const std::string& host, int port, const LinkParams& param
       apply_bind(fd.get(), params, sa->sa_family, ctx, t0);
       // Bounded by the time left; an attempt made at the very end of the
       // budget still hears a refusal (link_params.h).
-      const Deadline until = std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
+      // The attempt that resolved the name keeps its own window.
+      const Deadline until =
+          first ? attempt_until : std::max(deadline, Clock::now() + LinkParams::kLastAttemptWindow);
       last_err = try_connect(fd.get(), sa, len, until);
       if (last_err == 0) {
         set_nonblocking(fd.get(), false);

@@ -1,7 +1,9 @@
 #include "stack/l4_operator/element.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "stack/l4_operator/half.h"
 
@@ -39,6 +41,18 @@ double load_element(DType t, const void* buf, std::size_t i) {
   return 0;
 }
 
+namespace {
+// double -> integer without undefined behaviour: NaN is 0, out-of-range
+// values saturate, the rest truncate toward zero.
+template <typename I>
+I to_int(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
+}  // namespace
+
 void store_element(DType t, void* buf, std::size_t i, double v) {
   switch (t) {
     case DType::kF32:
@@ -50,9 +64,9 @@ void store_element(DType t, void* buf, std::size_t i, double v) {
     case DType::kBF16:
       return write(buf, i, f32_to_bf16(static_cast<float>(v)));
     case DType::kI32:
-      return write(buf, i, static_cast<std::int32_t>(v));
+      return write(buf, i, to_int<std::int32_t>(v));
     case DType::kI64:
-      return write(buf, i, static_cast<std::int64_t>(v));
+      return write(buf, i, to_int<std::int64_t>(v));
   }
 }
 

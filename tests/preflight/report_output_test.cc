@@ -108,8 +108,8 @@ TEST_CASE("output: node writes Prometheus and Markdown reports next to the text"
   std::ifstream in(prom);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK_THAT(text, Catch::Contains("hnprecheck_run_info{command=\"node\""));
-  CHECK_THAT(text, Catch::Contains("hnprecheck_findings{status=\"fail\"} 0"));
-  CHECK_THAT(text, Catch::Contains("hnprecheck_check_status{code=\"HW-MEMORY\""));
+  CHECK_THAT(text, Catch::Contains("hnprecheck_findings{command=\"node\",status=\"fail\"} 0"));
+  CHECK_THAT(text, Catch::Contains("hnprecheck_check_status{command=\"node\",code=\"HW-MEMORY\""));
   const std::string html = dir.path() + "/report.html";
   r = cli({"node", "--html", html});
   CHECK(r.exit_code == 0);

@@ -49,3 +49,14 @@ TEST_CASE("markdown: a pipe or a line break in a message never breaks the table"
     if (!row.empty() && row[0] == '|') CHECK(cells(row) == 5);
   CHECK_THAT(render_markdown(r), Catch::Contains("a \\| b<br>c"));
 }
+
+TEST_CASE("markdown: HTML and emphasis characters are shown, not interpreted") {
+  Report r = test::sample_report();
+  r.findings[0].remediation = "see /proc/<pid>/stack & my_mount_*";
+  r.findings[0].message = "a \\| b";  // a backslash before a pipe stays one cell
+  std::string md = render_markdown(r);
+  CHECK_THAT(md, Catch::Contains("see /proc/&lt;pid&gt;/stack &amp; my\\_mount\\_\\*"));
+  CHECK_THAT(md, Catch::Contains("a \\\\\\| b"));
+  for (const auto& row : lines(md))
+    if (!row.empty() && row[0] == '|') CHECK(cells(row) == 5);
+}

@@ -42,20 +42,23 @@ TEST_CASE("prometheus: every line is valid exposition text and no series repeats
   auto samples = parse_exposition(render_prometheus(test::sample_report()));
   CHECK(samples.at("hnprecheck_run_info{command=\"preflight\",host=\"node0\",profile=\"demo\","
                    "version=\"0.1.0\"}") == "1");
-  CHECK(samples.at("hnprecheck_last_run_timestamp_seconds") == "1714564801.500");
-  CHECK(samples.at("hnprecheck_run_duration_seconds") == "1.500");
-  CHECK(samples.at("hnprecheck_findings{status=\"fail\"}") == "1");
-  CHECK(samples.at("hnprecheck_findings{status=\"pass\"}") == "1");
-  CHECK(samples.at("hnprecheck_findings{status=\"warn\"}") == "1");
-  CHECK(samples.at("hnprecheck_findings{status=\"skip\"}") == "1");
-  CHECK(samples.at("hnprecheck_findings{status=\"error\"}") == "1");
-  CHECK(samples.at("hnprecheck_check_status{code=\"HW-NIC-MTU\",layer=\"L7\",entity=\"eth1\"}") ==
-        "2");
-  CHECK(samples.at("hnprecheck_check_status{code=\"HW-TEMP\",layer=\"L7\",entity=\"cpu0\"}") ==
-        "4");
-  CHECK(samples.at("hnprecheck_finding_metric{code=\"HW-NIC-MTU\",entity=\"eth1\",metric=\"mtu\","
+  CHECK(samples.at("hnprecheck_last_run_timestamp_seconds{command=\"preflight\"}") ==
+        "1714564801.500");
+  CHECK(samples.at("hnprecheck_run_duration_seconds{command=\"preflight\"}") == "1.500");
+  CHECK(samples.at("hnprecheck_findings{command=\"preflight\",status=\"fail\"}") == "1");
+  CHECK(samples.at("hnprecheck_findings{command=\"preflight\",status=\"pass\"}") == "1");
+  CHECK(samples.at("hnprecheck_findings{command=\"preflight\",status=\"warn\"}") == "1");
+  CHECK(samples.at("hnprecheck_findings{command=\"preflight\",status=\"skip\"}") == "1");
+  CHECK(samples.at("hnprecheck_findings{command=\"preflight\",status=\"error\"}") == "1");
+  CHECK(samples.at("hnprecheck_check_status{command=\"preflight\",code=\"HW-NIC-MTU\",layer=\"L7\","
+                   "entity=\"eth1\"}") == "2");
+  CHECK(samples.at("hnprecheck_check_status{command=\"preflight\",code=\"HW-TEMP\",layer=\"L7\","
+                   "entity=\"cpu0\"}") == "4");
+  CHECK(samples.at("hnprecheck_finding_metric{command=\"preflight\",code=\"HW-NIC-MTU\",entity="
+                   "\"eth1\",metric=\"mtu\","
                    "unit=\"bytes\"}") == "1500");
-  CHECK(std::stod(samples.at("hnprecheck_finding_metric{code=\"COMM-LINK\",entity=\"node0-node1\","
+  CHECK(std::stod(samples.at("hnprecheck_finding_metric{command=\"preflight\",code=\"COMM-LINK\","
+                             "entity=\"node0-node1\","
                              "metric=\"p99\",unit=\"ms\"}")) == 0.1 + 0.2);  // round-trips
 }
 
@@ -63,13 +66,19 @@ TEST_CASE("prometheus: label values are escaped and a repeated check keeps the w
   Report r = test::sample_report();
   Finding weird = r.findings.front();
   weird.entity = "a \"quoted\" \\ path\nwith a newline";
+  Finding bad_utf8 = weird;
+  bad_utf8.entity = "mnt\xff";
   weird.status = Status::kPass;
   r.findings.push_back(weird);
   Finding again = weird;
   again.status = Status::kWarn;
   r.findings.push_back(again);
+  r.findings.push_back(bad_utf8);
   auto samples = parse_exposition(render_prometheus(r));
-  CHECK(samples.at("hnprecheck_check_status{code=\"HW-NIC-MTU\",layer=\"L7\",entity=\"a "
+  CHECK(samples.count("hnprecheck_check_status{command=\"preflight\",code=\"HW-NIC-MTU\","
+                      "layer=\"L7\",entity=\"mnt\xEF\xBF\xBD\"}") == 1);  // U+FFFD
+  CHECK(samples.at("hnprecheck_check_status{command=\"preflight\",code=\"HW-NIC-MTU\",layer=\"L7\","
+                   "entity=\"a "
                    "\\\"quoted\\\" \\\\ path\\nwith a newline\"}") == "1");
 }
 

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,12 @@ TEST_CASE("element: storing rounds to the dtype") {
   CHECK(load_element(DType::kBF16, buf, 0) == 1.015625);  // bf16 keeps 7 bits: 1 + 2^-6 exactly
   store_element(DType::kF32, buf, 0, 0.1);
   CHECK(load_element(DType::kF32, buf, 0) == static_cast<double>(0.1f));
+  store_element(DType::kI32, buf, 0, 1e12);
+  CHECK(load_element(DType::kI32, buf, 0) == 2147483647.0);  // saturates
+  store_element(DType::kI32, buf, 0, -1e12);
+  CHECK(load_element(DType::kI32, buf, 0) == -2147483648.0);
+  store_element(DType::kI64, buf, 0, std::nan(""));
+  CHECK(load_element(DType::kI64, buf, 0) == 0);
   store_element(DType::kI64, buf, 0, 9007199254740992.0);  // 2^53
   CHECK(load_element(DType::kI64, buf, 0) == 9007199254740992.0);
 }
