@@ -7,36 +7,17 @@
 #include <sstream>
 #include <vector>
 
+#include "reports/junit_report.h"
 #include "reports/report_time.h"
 
 namespace hn::reports {
 
 namespace {
 
+// Text and attribute values: the XML escaping of the JUnit emitter, which
+// also replaces invalid UTF-8 and control characters.
 std::string esc(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return xml_escape(v, false);
 }
 
 std::string num(double v, const char* f = "%.4g") {
