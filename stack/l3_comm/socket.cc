@@ -11,8 +11,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -113,56 +117,49 @@ std::string seconds_text(Clock::duration d) {
 // which limits were in force, with where they came from.
 // getaddrinfo bounded by a deadline: a resolver that does not answer (a dead
 // DNS server, 5 s per try by default) must not outlast the link-setup budget.
-// getaddrinfo_a runs the lookup on glibc's helper thread; on timeout the
-// request is cancelled, and when glibc cannot cancel it (already running) the
-// request is left to finish on its own and deliberately never freed (a few
-// hundred bytes per abandoned lookup). Returns 0 with *res set, a gai error,
-// or EAI_AGAIN when the deadline passed.
+// The lookup runs on a thread of ours (not getaddrinfo_a, whose glibc-internal
+// thread sanitizers cannot see); past the deadline the thread is detached and
+// left to finish on its own, freeing its result then. Returns 0 with *res
+// set, a gai error, or EAI_AGAIN when the deadline passed.
 int resolve_until(const std::string& host, int port, int family, Deadline until, addrinfo** res) {
-  struct Request {
+  struct Lookup {
     std::string name, service;
     addrinfo hints{};
-    gaicb cb{};
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false, abandoned = false;
+    int rc = EAI_AGAIN;
+    addrinfo* result = nullptr;
   };
-  auto* rq = new Request;
-  rq->name = host;
-  rq->service = std::to_string(port);
-  rq->hints.ai_socktype = SOCK_STREAM;
-  rq->hints.ai_family = family;
-  rq->cb.ar_name = rq->name.c_str();
-  rq->cb.ar_service = rq->service.c_str();
-  rq->cb.ar_request = &rq->hints;
-  gaicb* list[1] = {&rq->cb};
-  if (int r = getaddrinfo_a(GAI_NOWAIT, list, 1, nullptr); r != 0) {
-    delete rq;
-    return r;
+  auto lk = std::make_shared<Lookup>();
+  lk->name = host;
+  lk->service = std::to_string(port);
+  lk->hints.ai_socktype = SOCK_STREAM;
+  lk->hints.ai_family = family;
+  try {
+    std::thread([lk] {
+      addrinfo* r = nullptr;
+      int rc = getaddrinfo(lk->name.c_str(), lk->service.c_str(), &lk->hints, &r);
+      std::lock_guard<std::mutex> g(lk->m);
+      if (lk->abandoned) {
+        if (rc == 0 && r) freeaddrinfo(r);
+        return;
+      }
+      lk->rc = rc;
+      lk->result = rc == 0 ? r : nullptr;
+      lk->done = true;
+      lk->cv.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {
+    return getaddrinfo(host.c_str(), lk->service.c_str(), &lk->hints, res);  // no thread to spare
   }
-  for (;;) {
-    int e = gai_error(&rq->cb);
-    if (e != EAI_INPROGRESS) {
-      *res = rq->cb.ar_result;
-      delete rq;
-      return e;
-    }
-    auto left = until - Clock::now();
-    if (left <= Clock::duration::zero()) break;
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-    gai_suspend(list, 1, &ts);
+  std::unique_lock<std::mutex> g(lk->m);
+  if (!lk->cv.wait_until(g, until, [&] { return lk->done; })) {
+    lk->abandoned = true;
+    return EAI_AGAIN;
   }
-  switch (gai_cancel(&rq->cb)) {
-    case EAI_ALLDONE: {  // it finished just now
-      *res = rq->cb.ar_result;
-      int e = gai_error(&rq->cb);
-      delete rq;
-      return e;
-    }
-    case EAI_CANCELED:
-      delete rq;
-      return EAI_AGAIN;
-    default:  // EAI_NOTCANCELED: still running; rq is left to glibc on purpose
-      return EAI_AGAIN;
-  }
+  *res = lk->result;
+  return lk->rc;
 }
 
 std::string give_up_text(int attempts, Clock::time_point t0, const LinkParams& p, bool at_limit) {
