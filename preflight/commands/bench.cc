@@ -16,6 +16,7 @@
 #include "preflight/report_output.h"
 #include "probes/comm_bench.h"
 #include "reports/atomic_file.h"
+#include "reports/bench_html.h"
 #include "stack/l3_comm/bootstrap.h"
 #include "stack/l3_comm/link_env_params.h"
 #include "stack/l3_comm/local_nics.h"
@@ -50,6 +51,7 @@ struct Parsed {
   comm::LinkParams link;         // defaults: --timeout (given or not), --plane
   comm::LinkOverrides link_cli;  // what the command line set explicitly
   std::string json;
+  std::string html;
   std::chrono::milliseconds timeout{60000};
   std::size_t ring_bytes = 0;
 };
@@ -131,6 +133,8 @@ Parsed parse_options(const po::variables_map& vm) {
       bad("--shm-ring", "must be a power of two >= 4KiB");
   }
   if (vm.count("json")) check_output_path("--json", p.json = vm["json"].as<std::string>());
+  if (vm.count("html")) check_output_path("--html", p.html = vm["html"].as<std::string>());
+  if (p.json == "-" && p.html == "-") bad("--html", "and --json cannot both write to stdout ('-')");
   return p;
 }
 
@@ -209,6 +213,24 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
   return j.dump(2) + "\n";
 }
 
+std::string to_html(const Parsed& p, const comm::Communicator& c,
+                    const std::vector<probes::BenchRow>& rows) {
+  const auto& o = p.cfg.options;
+  reports::BenchHtml page;
+  page.title = std::string(probes::to_string(p.cfg.op)) + ", " + std::to_string(c.size()) +
+               " rank(s), " + std::string(comm::to_string(c.transport()));
+  page.setup = {"dtype " + std::string(stack::op::to_string(o.dtype)) + ", redop " +
+                    std::string(stack::op::to_string(o.op)) + ", algorithm " +
+                    std::string(comm::to_string(o.algorithm)) + ", iters " +
+                    std::to_string(p.cfg.iters) + ", warmup " + std::to_string(p.cfg.warmup),
+                "hnprecheck " + std::string(tool_version()) +
+                    "; busbw uses the nccl-tests definitions; every size was checked against "
+                    "closed-form values"};
+  for (const auto& r : rows)
+    page.rows.push_back({r.bytes, r.count, r.time_us, r.algbw, r.busbw, r.wrong});
+  return reports::render_bench_html(page);
+}
+
 int run_rank(const Parsed& p) {
   auto b = comm::bootstrap_from_env(stack::sched::process_env(), p.boot);
   comm::CommOptions o = b.options;
@@ -231,9 +253,10 @@ int run_rank(const Parsed& p) {
     long long wrong = 0;
     for (const auto& r : rows) wrong += std::max(0LL, r.wrong);
     if (rank == 0) {
-      bool json_stdout = p.json == "-";
-      print_table(json_stdout ? std::cerr : std::cout, p, c, links, rows);
+      bool stdout_taken = p.json == "-" || p.html == "-";
+      print_table(stdout_taken ? std::cerr : std::cout, p, c, links, rows);
       if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, links, rows));
+      if (!p.html.empty()) reports::write_output(p.html, to_html(p, c, rows));
     }
     return wrong ? 1 : 0;
   } catch (const comm::CommError& e) {
@@ -333,7 +356,10 @@ Command bench() {
         "HCCL_CONNECT_TIMEOUT / NCCL_SOCKET_RETRY_*)")("no-check", po::bool_switch(),
                                                        "skip the correctness check")(
         "json", po::value<std::string>()->value_name("PATH"),
-        "write the table as JSON ('-' = stdout)");
+        "write the table as JSON ('-' = stdout)")(
+        "html", po::value<std::string>()->value_name("PATH"),
+        "write a self-contained HTML page: busbw by size as a chart, and the table ('-' = "
+        "stdout)");
   };
   c.run = run;
   return c;

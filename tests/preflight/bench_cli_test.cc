@@ -1,5 +1,7 @@
 // `hnprecheck bench` as a user runs it: real ranks, the table, JSON, exit codes.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process.h"
@@ -129,4 +131,22 @@ TEST_CASE("bench: a malformed link variable exits 2, a NIC that is not here exit
           {"HCCL_IF_IP=192.0.2.77"});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("HCCL_IF_IP=192.0.2.77: no interface holds 192.0.2.77"));
+}
+
+TEST_CASE("bench: --html writes a well-formed page with the busbw chart") {
+  hn::test::TempDir dir;
+  const std::string html = dir.path() + "/bench.html";
+  auto r = cli({"bench", "--local-ranks", "2", "-b", "8", "-e", "64K", "-f", "8", "--html", html});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto lint = hn::test::run_process({"/usr/bin/xmllint", "--noout", html}, 30);
+  INFO(lint.err);
+  CHECK(lint.exit_code == 0);
+  std::ifstream in(html);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("allreduce, 2 rank(s)") &&
+                       Catch::Contains("every element was right") && Catch::Contains("<circle"));
+  r = cli({"bench", "-e", "64", "--json", "-", "--html", "-"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--html"));
 }
