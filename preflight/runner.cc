@@ -221,13 +221,15 @@ std::vector<Finding> run_probes(const std::vector<probes::Probe>& probes,
       // answers: it must not hold the caller's stdout/stderr (a Prolog
       // wrapper or `$(hnprecheck node)` would wait for it), nor any other
       // descriptor but its result pipe.
+      // Move the result pipe above stdio first (it is 0-2 only when the
+      // caller started us with stdio closed), then replace stdio.
+      int result_fd = fds[1] > 2 ? fds[1] : fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
       if (int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC); null_fd >= 0) {
         dup2(null_fd, 0);
         dup2(null_fd, 1);
         dup2(null_fd, 2);
-        if (null_fd > 2) close(null_fd);
+        if (null_fd > 2 && null_fd != result_fd) close(null_fd);
       }
-      int result_fd = fds[1] > 2 ? fds[1] : fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
       if (result_fd > 3) close_range(3, static_cast<unsigned>(result_fd - 1), 0);
       close_range(static_cast<unsigned>(result_fd + 1), ~0u, 0);
       child_main(p, result_fd, pd.deadline);

@@ -114,9 +114,9 @@ Parsed parse_options(const po::variables_map& vm) {
   if (vm.count("rendezvous")) p.boot.rendezvous = vm["rendezvous"].as<std::string>();
   if (vm.count("token-file")) p.boot.token_file = vm["token-file"].as<std::string>();
   if (vm.count("world-size")) p.boot.world_size = vm["world-size"].as<int>();
-  double t = vm["timeout"].as<double>();
-  if (!(t > 0) || t > 86400) bad("--timeout", "must be a number of seconds in (0, 86400]");
-  p.timeout = std::chrono::milliseconds(static_cast<long long>(t * 1000));
+  // The shared reading: at least 1 ms, rounded up, so 0.0001 is refused
+  // rather than truncated to a zero deadline.
+  p.timeout = timeout_from(vm);
   c.options.timeout = p.timeout;
   // Link setup: explicit options > the environment (link_env_params.h) > defaults.
   if (vm.count("bind-address")) p.link_cli.bind_address = vm["bind-address"].as<std::string>();

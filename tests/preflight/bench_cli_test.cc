@@ -150,3 +150,9 @@ TEST_CASE("bench: --html writes a well-formed page with the busbw chart") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--html"));
 }
+
+TEST_CASE("bench: a --timeout under 1 ms is refused, not truncated to a zero deadline") {
+  auto r = cli({"bench", "-e", "64", "--timeout", "0.0001"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--timeout") && Catch::Contains("at least 1 ms"));
+}
