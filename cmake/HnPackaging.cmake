@@ -5,6 +5,7 @@
 #   /usr/share/bash-completion/completions/hnprecheck   likewise
 #   /usr/share/doc/hnprecheck/examples/profiles/*.yaml   example cluster profiles
 #   /usr/libexec/hnprecheck/slurm-{prolog,healthcheck}  Slurm wrappers (deploy/slurm)
+#   /usr/libexec/hnprecheck/run-every          the Kubernetes DaemonSet's loop (deploy/)
 # Dependencies come from the binary itself (dpkg-shlibdeps, from dpkg-dev),
 # so they follow whatever the build linked.
 include(GNUInstallDirs)
@@ -29,7 +30,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/profiles/default.yaml
         ${PROJECT_SOURCE_DIR}/examples/profiles/roce-cluster.yaml
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/profiles)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-prolog
-        ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-healthcheck
+        ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-healthcheck ${PROJECT_SOURCE_DIR}/deploy/run-every
         DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hnprecheck)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-common.sh
         DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hnprecheck)
