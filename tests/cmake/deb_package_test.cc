@@ -181,7 +181,8 @@ TEST_CASE("deb: installs into a clean root with only its dependencies and runs t
        {"./usr/bin/hnprecheck", "./usr/share/man/man1/hnprecheck.1.gz",
         "./usr/share/bash-completion/completions/hnprecheck",
         "./usr/share/doc/hnprecheck/examples/profiles/roce-cluster.yaml",
-        "./usr/libexec/hnprecheck/slurm-prolog", "./usr/libexec/hnprecheck/slurm-healthcheck"})
+        "./usr/libexec/hnprecheck/slurm-prolog", "./usr/libexec/hnprecheck/slurm-healthcheck",
+        "./usr/libexec/hnprecheck/run-every"})
     CHECK(contents.out.find(f) != std::string::npos);
   auto maintainer = run_process({"/usr/bin/dpkg-deb", "-f", deb, "Maintainer"}, 30);
   CHECK(maintainer.out.find('@') != std::string::npos);
