@@ -9,6 +9,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/deploy/wrapper_inputs.h"
 #include "tests/support/skip.h"
 #include "tests/support/slurm_cluster.h"
 #include "tests/support/temp_dir.h"
@@ -16,10 +17,7 @@
 using hn::test::TempDir;
 
 namespace {
-const std::string kSource = HN_SOURCE_DIR;
-const std::string kFixtures = HN_FIXTURE_DIR;
-const std::string kFailingProfile = kFixtures + "/profiles/roce-cluster.yaml";
-const std::string kFailingSnapshot = kFixtures + "/snapshots/roce-node.yaml";
+using namespace hn::test::deploy;
 }  // namespace
 
 TEST_CASE("slurm wrappers: a real slurmd runs the health check and the node is drained") {
@@ -38,7 +36,7 @@ TEST_CASE("slurm wrappers: a real slurmd runs the health check and the node is d
       t.write("hc.sh", "#!/bin/sh\n[ -r " + t.path() + "/cluster.env ] && . " + t.path() +
                            "/cluster.env\nexport SLURM_CONF\n"
                            "export HNPRECHECK_CONFIG=" +
-                           conf + "\nexec " + kSource + "/deploy/slurm/slurm-healthcheck\n");
+                           conf + "\nexec " + kSlurmDir + "/slurm-healthcheck\n");
   ::chmod(hc.c_str(), 0755);
   hn::test::SlurmClusterOptions o;
   o.nodes = 1;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/deploy/wrapper_inputs.h"
 #include "tests/support/process.h"
 #include "tests/support/skip.h"
 #include "tests/support/temp_dir.h"
@@ -23,10 +24,7 @@ using hn::test::TempDir;
 
 namespace {
 
-const std::string kSource = HN_SOURCE_DIR;
-const std::string kFixtures = HN_FIXTURE_DIR;
-const std::string kFailingProfile = kFixtures + "/profiles/roce-cluster.yaml";
-const std::string kFailingSnapshot = kFixtures + "/snapshots/roce-node.yaml";
+using namespace hn::test::deploy;
 
 struct Wrapper {
   TempDir t;
@@ -51,7 +49,7 @@ struct Wrapper {
                                      "HNPRECHECK_SCONTROL=" + scontrol,
                                      "SLURMD_NODENAME=n1"};
     argv.insert(argv.end(), env.begin(), env.end());
-    argv.push_back(kSource + "/deploy/slurm/" + name);
+    argv.push_back(kSlurmDir + "/" + name);
     return run_process(argv, 120);
   }
 };
