@@ -43,7 +43,7 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${HN_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "pre-flight checks and certification for AI training clusters")
 set(CPACK_PACKAGE_DESCRIPTION
-    "hnprecheck checks a node against a cluster profile (network planes, RDMA, storage, hardware) in well under a second and never hangs: for Slurm Prologs, health checks and Kubernetes. It also benchmarks collectives, checks operator and communication-parameter compatibility, and certifies clusters.")
+    "hnprecheck checks a node against a cluster profile (network planes, RDMA, storage, hardware) in well under a second and never hangs: for Slurm Prologs, health checks and Kubernetes. It also benchmarks collectives on its bundled stack and checks operator and communication-parameter compatibility.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
