@@ -80,7 +80,7 @@ void busbw_chart(std::ostringstream& os, const std::vector<BenchHtml::Row>& rows
        << esc(size_text(r->bytes)) << ": " << fmt("%.3f", r->busbw) << " GB/s</title></circle>\n";
   // Top left, beside the axis label: small sizes have the lowest busbw, so
   // the curve rarely passes there.
-  svg::legend_entry(os, left + 100, top + 2, "busbw", "#1565c0", "busbw (GB/s)");
+  svg::legend_entry(os, left + 100, top + 2, "busbw", "#1565c0", "busbw");
   os << "</svg>\n";
 }
 
