@@ -239,10 +239,6 @@ class Extractor {
       f->in_branch = k != "elif";
     } else if (k == "fi") {
       close(Frame::kIf);
-    } else if (k == "case") {
-      push(Frame::kCase, "case" + at);
-      i = words.size();
-      return true;
     } else if (k == "esac") {
       if (Frame* f = top(Frame::kCase); f && !f->case_pattern) branch_end(*f);
       close(Frame::kCase);
@@ -273,6 +269,20 @@ class Extractor {
   }
 
   void separator(std::vector<ShellToken>& words, const ShellToken& sep, const std::string& prev) {
+    // "case WORD in" opens a case; what follows "in" on the same line is a pattern.
+    if (mode_ == ShellMode::kScript && !(top(Frame::kCase) && top(Frame::kCase)->case_pattern)) {
+      size_t i = 0;
+      while (i < words.size() && words[i].raw != "case" && keyword(words, i)) {
+      }
+      if (i < words.size() && words[i].raw == "case" && words[i].text == "case") {
+        size_t in = i + 1;
+        while (in < words.size() && words[in].raw != "in") ++in;
+        push(Frame::kCase, "case at line " + std::to_string(words[i].line));
+        words.erase(words.begin(), words.begin() + static_cast<long>(std::min(in + 1, words.size())));
+      } else if (i > 0) {
+        words.erase(words.begin(), words.begin() + static_cast<long>(i));
+      }
+    }
     Frame* c = frames_.empty() || frames_.back().kind != Frame::kCase ? nullptr : &frames_.back();
     if (c && c->case_pattern) {
       if (!words.empty() && words[0].text == "esac" && words[0].raw == "esac") {
