@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compat/input_error.h"
+#include "compat/translate/k8s_input.h"
 #include "compat/translate/launcher_options.h"
 #include "compat/translate/shell_lexer.h"
 
@@ -453,6 +454,7 @@ class Extractor {
     }
     Var& v = it->second;
     v.passed = true;
+    handed_on_.insert({name, line});
     if (v.exported) return;  // already a setting of the job
     if (v.alts.size() == 1 && !v.maybe_unset) {
       const Alt& a = alts_[v.alts[0]];
@@ -558,8 +560,43 @@ class Extractor {
                      [](const EnvEntry& a, const EnvEntry& b) { return a.line < b.line; });
     out.entries = std::move(entries);
     out.notes = std::move(notes_);
-    if (!nested_ && mode_ == ShellMode::kScript) safety_net(out);
+    if (!nested_ && mode_ == ShellMode::kScript) {
+      heredoc_manifests(out);
+      safety_net(out);
+    }
     return out;
+  }
+
+  // A here-document that is a manifest (kubectl apply -f - <<EOF) is read as
+  // one; its settings are those of the workload it describes.
+  void heredoc_manifests(EnvInput& out) {
+    const auto& lines = lexer_.heredoc_lines();
+    for (size_t i = 0; i < lines.size();) {
+      size_t j = i + 1;
+      while (j < lines.size() && lines[j].first == lines[j - 1].first + 1) ++j;
+      std::string body;
+      for (size_t k = i; k < j; ++k) body += lines[k].second + "\n";
+      const int first = lines[i].first;
+      i = j;
+      if (body.find("apiVersion:") == std::string::npos && body.find("kind:") == std::string::npos)
+        continue;
+      EnvInput m;
+      try {
+        m = read_manifest_text(body, file_);
+      } catch (const InputError&) {
+        continue;  // not YAML after all (a template): the net reports its settings
+      }
+      for (auto& e : m.entries) {
+        e.line += first - 1;
+        e.context = "here-document manifest" + (e.context.empty() ? "" : ", " + e.context);
+        e.scope = "here-document at line " + std::to_string(first);
+        out.entries.push_back(std::move(e));
+      }
+      for (auto& n : m.notes) {
+        n.line += first - 1;
+        out.notes.push_back(std::move(n));
+      }
+    }
   }
 
   // Every line that plainly sets a library variable must be accounted for.
@@ -570,6 +607,7 @@ class Extractor {
       for (const auto& a : e.alternatives) covered.insert({e.name, a.line});
     }
     for (const auto& n : out.notes) covered.insert({n.name, n.line});
+    covered.insert(handed_on_.begin(), handed_on_.end());
     std::set<int> heredoc;
     for (const auto& [l, t] : lexer_.heredoc_lines()) heredoc.insert(l);
     // Here-document bodies are often manifests (kubectl apply -f - <<EOF).
@@ -579,6 +617,7 @@ class Extractor {
         if (std::find(mentions.begin(), mentions.end(), m) == mentions.end()) mentions.push_back(m);
     for (const auto& [line, name] : mentions) {
       if (covered.count({name, line}) || read_only_lines_.count(line)) continue;
+      if (!heredoc.count(line) && in_message(line_text(line), name)) continue;
       bool in_range = std::any_of(ranges_.begin(), ranges_.end(), [&](const Range& r) {
         return r.name == name && line >= r.lo && line <= r.hi;
       });
@@ -589,6 +628,31 @@ class Extractor {
                                 "that this reader does not follow"
                               : "sets " + name + " in a form this reader does not follow"});
     }
+  }
+
+  // "Running tests (NCCL_ISOLATION_TESTS=1)": text inside a quoted message
+  // (an argument with spaces and no shell command in it) mentions a setting
+  // without making one.
+  static bool in_message(const std::string& l, const std::string& name) {
+    size_t at = l.find(name + "=");
+    if (at == std::string::npos) return false;
+    char q = 0;
+    size_t open = 0;
+    for (size_t i = 0; i < at; ++i)
+      if ((l[i] == '"' || l[i] == '\'') && (i == 0 || l[i - 1] != '\\')) {
+        if (!q) {
+          q = l[i];
+          open = i;
+        } else if (q == l[i]) {
+          q = 0;
+        }
+      }
+    if (!q) return false;
+    size_t close = l.find(q, at);
+    std::string inside = l.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+    for (const char* shell : {"export ", "-x ", "env ", ";", "&&", "--export", "-e "})
+      if (inside.find(shell) != std::string::npos) return false;
+    return inside.find(' ') != std::string::npos && inside.compare(0, name.size(), name) != 0;
   }
 
   std::string line_text(int line) const {
@@ -624,6 +688,7 @@ class Extractor {
   std::vector<EnvEntry> overridden_, scoped_;
   std::vector<InputNote> notes_;
   std::set<int> read_only_lines_;
+  std::set<std::pair<std::string, int>> handed_on_;  // -x NAME of a variable already exported
   std::vector<Range> ranges_;
   std::string pending_function_;
   bool allexport_ = false;
