@@ -455,13 +455,13 @@ class Extractor {
     Var& v = it->second;
     v.passed = true;
     handed_on_.insert({name, line});
-    if (v.exported) return;  // already a setting of the job
     if (v.alts.size() == 1 && !v.maybe_unset) {
       const Alt& a = alts_[v.alts[0]];
-      scoped_value(name, a.value, a.raw, a.line, a.dynamic, how, cmd_line);
+      scoped_value(name, a.value, a.raw, line, a.dynamic, how, cmd_line);
       return;
     }
     EnvEntry e = conditional_entry(name, v);
+    e.line = line;
     e.context = how;
     e.scope = how + " at line " + std::to_string(cmd_line);
     scoped_.push_back(std::move(e));
@@ -561,10 +561,52 @@ class Extractor {
     out.entries = std::move(entries);
     out.notes = std::move(notes_);
     if (!nested_ && mode_ == ShellMode::kScript) {
+      sbatch_exports(out);
       heredoc_manifests(out);
       safety_net(out);
     }
     return out;
+  }
+
+  // "#SBATCH --export=ALL,NCCL_DEBUG=INFO" is a comment to the shell but sets
+  // the batch job's environment to Slurm: settings of the whole job, before
+  // anything the script itself exports.
+  void sbatch_exports(EnvInput& out) {
+    size_t pos = 0;
+    int line = 0;
+    std::vector<EnvEntry> found;
+    while (pos <= text_copy_.size()) {
+      ++line;
+      size_t end = text_copy_.find('\n', pos);
+      std::string l = text_copy_.substr(pos, end == std::string::npos ? end : end - pos);
+      pos = end == std::string::npos ? text_copy_.size() + 1 : end + 1;
+      size_t a = l.find_first_not_of(" \t");
+      if (a == std::string::npos || l.compare(a, 7, "#SBATCH") != 0 ||
+          l.find("--export") == std::string::npos)
+        continue;
+      std::vector<ShellToken> words;
+      try {
+        const std::string directive = "sbatch " + l.substr(a + 7);  // the lexer keeps a view
+        ShellLexer lx(directive, file_, nullptr);
+        for (ShellToken t = lx.next(); t.kind != ShellToken::kEnd; t = lx.next())
+          if (t.kind == ShellToken::kWord) words.push_back(t);
+      } catch (const InputError&) {
+        continue;  // an unterminated quote in a directive: the net reports it
+      }
+      LauncherScan scan;
+      for (size_t k = 0; k < words.size(); ++k)
+        for (const auto& st : scan.word(words, k)) {
+          if (st.kind != LauncherSetting::kAssign) continue;
+          EnvEntry e;
+          e.name = st.name;
+          e.value = e.raw = st.value;
+          e.file = file_;
+          e.line = line;
+          e.context = "#SBATCH --export";
+          found.push_back(std::move(e));
+        }
+    }
+    out.entries.insert(out.entries.begin(), found.begin(), found.end());
   }
 
   // A here-document that is a manifest (kubectl apply -f - <<EOF) is read as

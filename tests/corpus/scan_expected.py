@@ -16,17 +16,21 @@ pats = [
   re.compile(r'(?:-x|--export(?:=|\s+)|-e|--env)\s+(' + NAME + r')\b(?!=)'),  # -x NAME (pass through)
   re.compile(r'"(' + NAME + r')"\s*:'),                        # json "NAME": value
 ]
+CENV = re.compile(r'--container-env[= ]([A-Za-z0-9_,]+)')
 def scan(path):
     out = []
     for i, line in enumerate(open(path, encoding='utf-8', errors='replace'), 1):
         s = line.strip()
-        if s.startswith('#') or s.startswith('//'): continue
+        # #SBATCH --export=... sets the batch job's environment: not a comment to Slurm
+        if (s.startswith('#') and not (s.startswith('#SBATCH') and '--export' in s)) or s.startswith('//'): continue
         code = re.sub(r'\s#\s.*$', '', line)
         if re.match(r'\s*([A-Z_]+=\S*\s+)*(echo|printf)\b', code): continue
         found = set()
         for p in pats:
             for m in p.finditer(code):
                 found.add(m.group(1))
+        for m in CENV.finditer(code):  # pyxis: names handed on to the container
+            found.update(x for x in m.group(1).split(',') if re.fullmatch(NAME, x))
         for n in sorted(found): out.append((i, n))
     return out
 for f in sys.argv[1:]:

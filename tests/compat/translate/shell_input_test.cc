@@ -136,7 +136,7 @@ TEST_CASE("shell: line continuations join lines, each value keeps its starting l
   CHECK(summary(exported("srun \\\n  --export=ALL \\\n  python x.py\nA=1\n")) == "A=1@4 ");
 }
 
-TEST_CASE("shell: comments and #SBATCH lines are ignored") {
+TEST_CASE("shell: comments are ignored; #SBATCH --export sets the batch job's environment") {
   std::string text =
       "#!/bin/bash\n"
       "#SBATCH --export=ALL,NCCL_DEBUG=TRACE\n"
@@ -144,7 +144,7 @@ TEST_CASE("shell: comments and #SBATCH lines are ignored") {
       "# export A=commented\n"
       "   # export B=indented comment\n"
       "export C=1  # trailing comment\n";
-  CHECK(summary(script(text)) == "C=1@6 ");
+  CHECK(summary(script(text)) == "NCCL_DEBUG=TRACE@2 C=1@6 ");
 }
 
 TEST_CASE("shell: here-document bodies are skipped") {
