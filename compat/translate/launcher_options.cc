@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace hn::compat::translate {
@@ -32,8 +34,9 @@ LauncherSetting make(LauncherSetting::Kind kind, std::string name, std::string v
   return s;
 }
 
-// "ALL,NCCL_DEBUG=INFO,NCCL_SOCKET_IFNAME=^lo,docker,X": Slurm's comma list;
-// an item that is neither NAME=value nor a name continues the previous value.
+// "ALL,NCCL_DEBUG=INFO,NCCL_SOCKET_IFNAME=^lo,docker0,X": Slurm's comma list;
+// an item that is neither NAME=value nor an environment name (upper case by
+// convention) continues the previous value.
 std::vector<LauncherSetting> export_list(const std::string& list, const ShellToken& w,
                                          const std::string& how, size_t word) {
   std::vector<LauncherSetting> out;
@@ -47,7 +50,8 @@ std::vector<LauncherSetting> export_list(const std::string& list, const ShellTok
     if (item == "ALL" || item == "NONE" || item == "NIL" || item.empty()) continue;
     if (eq != std::string::npos && is_shell_name(name)) {
       out.push_back(make(LauncherSetting::kAssign, name, item.substr(eq + 1), w, how, word));
-    } else if (eq == std::string::npos && is_shell_name(item) && item != "ALL") {
+    } else if (eq == std::string::npos && is_shell_name(item) &&
+               std::none_of(item.begin(), item.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); })) {
       out.push_back(make(LauncherSetting::kPassOn, item, "", w, how, word));
     } else if (!out.empty() && out.back().kind == LauncherSetting::kAssign) {
       out.back().value += "," + item;
