@@ -114,6 +114,8 @@ reports::Finding note_finding(const tr::InputNote& n) {
       return reports::make_finding("COMM-PARAM-NOT-EXPORTED", Status::kWarn, entity, p);
     case tr::InputNote::kUnset:
       return reports::make_finding("COMM-PARAM-UNSET", Status::kPass, entity, p);
+    case tr::InputNote::kNotFollowed:
+      return reports::make_finding("COMM-INPUT-NOT-FOLLOWED", Status::kWarn, entity, p);
     case tr::InputNote::kUnread:
       break;
   }

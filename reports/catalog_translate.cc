@@ -56,6 +56,13 @@ constexpr CatalogEntry kEntries[] = {
      "every setting in {where} was read", "{where}: '{text}' carries {subject} that was not read: {why}",
      "Translate the file that really holds it, or write the setting as export NAME=value (or "
      "in the manifest's env list) so that it can be read."},
+    // A setting the file hands elsewhere: a here-document written out, or a
+    // variable passed on (-x NAME) whose value the file never sets.
+    {"COMM-INPUT-NOT-FOLLOWED", Layer::kL3, "every setting in the input followed",
+     "every setting in {where} was followed",
+     "{where}: '{text}' holds {subject}, which was not translated: {why}",
+     "Translate the file the setting ends up in (or the environment that sets it: "
+     "translate --from-env inside the job) as well."},
     {"COMM-INPUT-EMPTY", Layer::kL3, "input holds settings", "{file} holds settings",
      "{file}: nothing was recognised: no environment setting (export NAME=value, NAME=value "
      "cmd, mpirun -x, srun --export, a manifest's env/envFrom/env_vars) and no line naming a "

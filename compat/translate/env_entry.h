@@ -60,6 +60,8 @@ struct InputNote {
     kUnread,       // plainly carries a setting in a form the reader cannot read
     kNotExported,  // a shell variable the script never exports nor passes to a command
     kUnset,        // a map entry whose value is null: the variable stays unset
+    kNotFollowed,  // a setting this file hands elsewhere (a here-document written to a
+                   // file, -x NAME of a variable the file never sets): not this file's to read
   };
   Kind kind = kUnread;
   std::string name;  // the variable, when known

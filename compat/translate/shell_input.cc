@@ -447,7 +447,7 @@ class Extractor {
     auto it = state_.find(name);
     if (it == state_.end() || it->second.alts.empty()) {
       if (is_comm_variable(name))
-        notes_.push_back(InputNote{InputNote::kUnread, name, file_, line, how + " " + name,
+        notes_.push_back(InputNote{InputNote::kNotFollowed, name, file_, line, how + " " + name,
                                    "handed on from the environment the script runs in; its "
                                    "value is not in this file"});
       return;
@@ -665,7 +665,8 @@ class Extractor {
       });
       if (in_range) continue;
       out.notes.push_back(InputNote{
-          InputNote::kUnread, name, file_, line, line_text(line),
+          heredoc.count(line) ? InputNote::kNotFollowed : InputNote::kUnread, name, file_, line,
+          line_text(line),
           heredoc.count(line) ? "inside a here-document: written to a file or fed to a command "
                                 "that this reader does not follow"
                               : "sets " + name + " in a form this reader does not follow"});

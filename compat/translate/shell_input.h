@@ -14,10 +14,11 @@
 // Values set in if/elif/else or case branches, after && or ||, in functions
 // and loops are conditional: one entry with every alternative and its line,
 // never a certain value; a branch that leaves the variable alone keeps the
-// value it had (maybe unset). Here-document bodies are not followed; a
-// setting written in one, or in any form not read above, becomes a kUnread
-// note with its line, so nothing in a library's namespace is dropped
-// silently. Framework flags that carry the process-group timeout
+// value it had (maybe unset). A here-document that is a manifest is read as
+// one; a setting in any other here-document (or -x NAME of a variable the
+// file never sets) is a kNotFollowed note, and one in any form not read
+// above a kUnread note, each with its line, so nothing in a library's
+// namespace is dropped silently. #SBATCH --export=... directives are read. Framework flags that carry the process-group timeout
 // (--distributed-timeout-minutes N) are collected with their lines.
 //
 // Env-file mode is strict: every line that is not blank or a comment must be
