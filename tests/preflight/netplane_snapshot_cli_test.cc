@@ -194,3 +194,10 @@ TEST_CASE("node --env: a launch script is read as translate reads it") {
   CHECK(ifname);
   CHECK(uncertain);
 }
+
+TEST_CASE("diff: --no-color is accepted like every other command") {
+  auto r = cli({"diff", kSnaps + "netplane/roce-a.yaml", kSnaps + "netplane/roce-a.yaml",
+                "--no-color"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("0 difference(s)"));
+}
