@@ -245,8 +245,9 @@ std::string problem_text(OpClass c, const std::map<std::string, std::string>& pa
       tmpl = "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}";
       break;
     case OpClass::kNoKernel:
-      tmpl = "{op} is not run as a kernel on any backend (a constant, identity, shape query, "
-             "view or allocation); {where}";
+      tmpl =
+          "{op} is not run as a kernel on any backend (a constant, identity, shape query, "
+          "view or allocation); {where}";
       break;
     case OpClass::kDecomposed:
       tmpl =

@@ -108,9 +108,9 @@ struct OpCheckResult {
   std::map<OpClass, std::int64_t> pairs_by_class, occurrences_by_class;
   std::int64_t total_occurrences = 0;  // leaf occurrences only, no-kernel ones left out
   std::int64_t no_kernel_occurrences = 0;
-  std::int64_t composite_calls = 0;    // traces: calls with aten:: ops nested inside
-  double total_self_us = 0;            // traces: every cpu_op's self time
-  double unsupported_self_us = 0;      // traces: self time of unsupported pairs
+  std::int64_t composite_calls = 0;  // traces: calls with aten:: ops nested inside
+  double total_self_us = 0;          // traces: every cpu_op's self time
+  double unsupported_self_us = 0;    // traces: self time of unsupported pairs
 };
 
 OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,

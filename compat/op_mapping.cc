@@ -36,7 +36,8 @@ bool OpMapping::no_kernel(const OpOccurrence& o) const {
   if (o.naming != OpNaming::kAten) return false;
   std::string name = aten_base(o.op);
   if (no_kernel_aten.count(name)) return true;
-  return name.size() > 1 && name.back() == '_' && no_kernel_aten.count(name.substr(0, name.size() - 1));
+  return name.size() > 1 && name.back() == '_' &&
+         no_kernel_aten.count(name.substr(0, name.size() - 1));
 }
 
 std::string aten_base(const std::string& op) {

@@ -77,7 +77,8 @@ SourceFormat sniff(const std::string& path, const std::string& bytes) {
   if (ends_with(path, ".onnx")) return SourceFormat::kOnnx;  // text in a .onnx: its error says so
   if (ends_with(path, ".json")) return SourceFormat::kTrace;
   if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return SourceFormat::kOpListYaml;
-  if (i != std::string::npos && bytes.compare(i, 8, "version:") == 0) return SourceFormat::kOpListYaml;
+  if (i != std::string::npos && bytes.compare(i, 8, "version:") == 0)
+    return SourceFormat::kOpListYaml;
   return SourceFormat::kOpListText;
 }
 

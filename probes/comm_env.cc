@@ -29,7 +29,9 @@ CommEnv collect_comm_env(const char* const* envp, const compat::translate::EnvIn
       env[key] = {entry.substr(eq + 1), "environment"};
   }
   if (!job) return env;
-  auto known = [&](const std::string& k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
+  auto known = [&](const std::string& k) {
+    return std::find(keys.begin(), keys.end(), k) != keys.end();
+  };
   for (const auto& e : job->entries) {
     if (!known(e.name)) continue;
     EnvSetting s{e.value, e.where(), ""};

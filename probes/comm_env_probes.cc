@@ -226,8 +226,9 @@ std::vector<Finding> check_comm_env(const NodeContext& ctx) {
       certain[key] = setting;
       continue;
     }
-    out.push_back(make_finding("NET-COMM-ENV-UNCERTAIN", Status::kWarn, key,
-                               {{"var", key}, {"origin", setting.origin}, {"why", setting.uncertain}}));
+    out.push_back(
+        make_finding("NET-COMM-ENV-UNCERTAIN", Status::kWarn, key,
+                     {{"var", key}, {"origin", setting.origin}, {"why", setting.uncertain}}));
   }
   NetReadings r = read_net(ctx);
   Judge j{ctx, certain, r, {}, "", out};

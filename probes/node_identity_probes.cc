@@ -13,10 +13,12 @@ std::vector<reports::Finding> check_node_identity(const NodeContext& ctx) {
   // purpose: whatever it carries is the plane.
   for (const auto& pl : profile.planes)
     if (pl.subnets.empty() && pl.nic != "auto")
-      out.push_back(reports::make_finding(
-          "PROFILE-PLANE-SUBNET", reports::Status::kWarn, "plane " + pl.name,
-          {{"plane", pl.name}, {"nic", pl.nic}, {"line", std::to_string(pl.line)},
-           {"profile", profile.source}}));
+      out.push_back(reports::make_finding("PROFILE-PLANE-SUBNET", reports::Status::kWarn,
+                                          "plane " + pl.name,
+                                          {{"plane", pl.name},
+                                           {"nic", pl.nic},
+                                           {"line", std::to_string(pl.line)},
+                                           {"profile", profile.source}}));
   if (profile.nodes.empty()) return out;
   const std::string host = ctx.sources.hostname.empty() ? "(no hostname)" : ctx.sources.hostname;
   if (ctx.node) {

@@ -26,8 +26,9 @@ std::string normalise_gid_type(const std::string& text, const YAML::Node& n, con
   if (t == "rocev1" || t == "roce1") return "RoCE v1";
   if (t == "ib" || t == "infiniband") return "IB";
   if (t == "roce")  // the GID tables list both versions: which one is a choice, never a default
-    compat::throw_at(n, src, field,
-                     "gid_type '" + text + "' does not say which RoCE version: write RoCEv2 or RoCEv1");
+    compat::throw_at(
+        n, src, field,
+        "gid_type '" + text + "' does not say which RoCE version: write RoCEv2 or RoCEv1");
   compat::throw_at(n, src, field,
                    "unknown gid_type '" + text + "' (expected RoCEv2, RoCEv1 or IB)");
 }
@@ -207,12 +208,11 @@ void cross_check(const Profile& p, const YAML::Node& root) {
         for (const auto& b : p.planes[j].subnets)
           if (a.address.family == b.address.family &&
               (a.contains(b.address) || b.contains(a.address)))
-            throw compat::InputError(p.source, p.planes[j].line, 0, "planes",
-                                     "subnet " + b.str() + " of plane '" + p.planes[j].name +
-                                         "' overlaps subnet " + a.str() + " of plane '" +
-                                         p.planes[i].name + "' (line " +
-                                         std::to_string(p.planes[i].line) +
-                                         "): planes are isolated networks");
+            throw compat::InputError(
+                p.source, p.planes[j].line, 0, "planes",
+                "subnet " + b.str() + " of plane '" + p.planes[j].name + "' overlaps subnet " +
+                    a.str() + " of plane '" + p.planes[i].name + "' (line " +
+                    std::to_string(p.planes[i].line) + "): planes are isolated networks");
   std::set<std::string> nodes;
   for (const auto& n : p.nodes) {
     if (!nodes.insert(n.name).second)

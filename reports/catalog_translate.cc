@@ -45,15 +45,15 @@ constexpr CatalogEntry kEntries[] = {
      "{var} ({where}) depends on the path the script takes, so it is not written: {detail}",
      "{todo}"},
     {"COMM-PARAM-NOT-EXPORTED", Layer::kL3, "shell variable exported",
-     "{var} ({where}) is exported",
-     "{text} ({where}) is {why}; it is not translated",
+     "{var} ({where}) is exported", "{text} ({where}) is {why}; it is not translated",
      "Export it (export {var}) or pass it to the launcher (mpirun -x {var}, srun --export) if "
      "the job needs it; otherwise remove it."},
     {"COMM-PARAM-UNSET", Layer::kL3, "variable left unset", "{text} ({where}): {why}",
      "{text} ({where}): {why}", "Nothing to do."},
     // A line that plainly carries a setting the reader could not follow.
     {"COMM-INPUT-UNREAD", Layer::kL3, "every setting in the input read",
-     "every setting in {where} was read", "{where}: '{text}' carries {subject} that was not read: {why}",
+     "every setting in {where} was read",
+     "{where}: '{text}' carries {subject} that was not read: {why}",
      "Translate the file that really holds it, or write the setting as export NAME=value (or "
      "in the manifest's env list) so that it can be read."},
     // A setting the file hands elsewhere: a here-document written out, or a

@@ -197,7 +197,8 @@ RowResult convert_value(const RowInput& in) {
       d.outcome = Outcome::kDropped;
       d.risk = true;
       char pct[32];
-      std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * static_cast<double>(f.value) / static_cast<double>(*def));
+      std::snprintf(pct, sizeof pct, "%.0f%%",
+                    100.0 * static_cast<double>(f.value) / static_cast<double>(*def));
       d.detail = e.name + "=" + e.value + " would be " + to + "=" + text + " " + dst->unit + ", " +
                  pct + " of " + to + "'s default " + dst->default_value + " " + dst->unit +
                  "; not carried over, " + to + " keeps its default. " +

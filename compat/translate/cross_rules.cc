@@ -249,7 +249,7 @@ class Evaluator {
     auto b = num(v[1]);
     params_.push_back({"max", std::to_string(rule.max)});
     r.state = on && v[1].set && b && *b > static_cast<double>(rule.max) ? CrossResult::kViolated
-                                                            : CrossResult::kOk;
+                                                                        : CrossResult::kOk;
   }
 
   const RuleSet& rules_;

@@ -13,7 +13,8 @@ namespace hn::compat::translate {
 
 namespace {
 
-const char* const kName = R"((?:NCCL|RCCL|HCCL|TORCH_NCCL|TORCH_HCCL|GLOO|OMPI_MCA|CCL)_[A-Za-z0-9_]+)";
+const char* const kName =
+    R"((?:NCCL|RCCL|HCCL|TORCH_NCCL|TORCH_HCCL|GLOO|OMPI_MCA|CCL)_[A-Za-z0-9_]+)";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -75,8 +76,10 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
   // Megatron-LM: init_process_group and every parallel-state group are
   // created with timeout=timedelta(minutes=--distributed-timeout-minutes).
   static const Spec kSpecs[] = {
-      {"--distributed-timeout-minutes", 60, "MLM-dist (Megatron-LM initialize.py, parallel_state.py)"},
-      {"--distributed_timeout_minutes", 60, "MLM-dist (Megatron-LM initialize.py, parallel_state.py)"},
+      {"--distributed-timeout-minutes", 60,
+       "MLM-dist (Megatron-LM initialize.py, parallel_state.py)"},
+      {"--distributed_timeout_minutes", 60,
+       "MLM-dist (Megatron-LM initialize.py, parallel_state.py)"},
   };
   std::vector<FrameworkFlag> out;
   std::vector<std::string> lines = lines_of(text);

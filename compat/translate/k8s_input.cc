@@ -27,11 +27,11 @@ const std::set<std::string> kContainerLists = {"containers", "initContainers",
                                                "ephemeralContainers"};
 // Maps of NAME: value that are environments: Ray's runtime_env.env_vars,
 // NeMo/Megatron launcher ENV_VARS, docker-compose environment, ...
-const std::set<std::string> kEnvMaps = {"env_vars", "envVars", "ENV_VARS", "environment",
-                                        "Environment", "env", "envs", "variables"};
+const std::set<std::string> kEnvMaps = {"env_vars",    "envVars", "ENV_VARS", "environment",
+                                        "Environment", "env",     "envs",     "variables"};
 // Strings that are shell command lines.
-const std::set<std::string> kShellKeys = {"command", "args", "entrypoint", "script", "cmd",
-                                          "run", "commands", "Command"};
+const std::set<std::string> kShellKeys = {"command", "args", "entrypoint", "script",
+                                          "cmd",     "run",  "commands",   "Command"};
 
 class Walker {
  public:
@@ -62,8 +62,7 @@ class Walker {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
       const YAML::Node& v = it->second;
       if (kContainerLists.count(key) && v.IsSequence()) {
-        for (size_t i = 0; i < v.size(); ++i)
-          container(v[i], key + "[" + std::to_string(i) + "]");
+        for (size_t i = 0; i < v.size(); ++i) container(v[i], key + "[" + std::to_string(i) + "]");
       } else if (kEnvMaps.count(key) && v.IsMap()) {
         env_map(v, key);
       } else if (kEnvMaps.count(key) && v.IsSequence()) {
@@ -119,7 +118,8 @@ class Walker {
     const std::string context = "container " + name;
     YAML::Node env = c["env"];
     if (env && !env.IsNull()) {
-      if (!env.IsSequence()) throw_at(env, file_, path + ".env", "expected a list of {name, value}");
+      if (!env.IsSequence())
+        throw_at(env, file_, path + ".env", "expected a list of {name, value}");
       for (size_t i = 0; i < env.size(); ++i)
         item(env[i], path + ".env[" + std::to_string(i) + "]", context);
     }
@@ -203,7 +203,8 @@ class Walker {
       covered_.insert({name, line_of(it->first)});
       if (v.IsNull()) {
         out_.notes.push_back(InputNote{InputNote::kUnset, name, file_, line_of(it->first),
-                                       trimmed(line_of(it->first)), "null: the variable is not set"});
+                                       trimmed(line_of(it->first)),
+                                       "null: the variable is not set"});
         continue;
       }
       if (!v.IsScalar()) continue;
@@ -213,7 +214,8 @@ class Walker {
       e.file = file_;
       e.line = line_of(v);
       e.context = context;
-      e.dynamic = e.value.find("${") != std::string::npos || e.value.find("{{") != std::string::npos;
+      e.dynamic =
+          e.value.find("${") != std::string::npos || e.value.find("{{") != std::string::npos;
       out_.entries.push_back(std::move(e));
     }
   }

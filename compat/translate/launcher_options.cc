@@ -10,10 +10,10 @@ namespace hn::compat::translate {
 
 namespace {
 
-const std::set<std::string> kMpi = {"mpirun", "mpiexec", "orterun", "oshrun", "prterun",
-                                    "mpiexec.hydra", "mpirun_rsh"};
-const std::set<std::string> kContainer = {"docker", "podman", "nerdctl", "enroot", "apptainer",
-                                          "singularity"};
+const std::set<std::string> kMpi = {"mpirun",  "mpiexec",       "orterun",   "oshrun",
+                                    "prterun", "mpiexec.hydra", "mpirun_rsh"};
+const std::set<std::string> kContainer = {"docker", "podman",    "nerdctl",
+                                          "enroot", "apptainer", "singularity"};
 const std::set<std::string> kShells = {"bash", "sh", "dash", "zsh", "ksh"};
 
 std::string base(const std::string& w) {
@@ -51,7 +51,8 @@ std::vector<LauncherSetting> export_list(const std::string& list, const ShellTok
     if (eq != std::string::npos && is_shell_name(name)) {
       out.push_back(make(LauncherSetting::kAssign, name, item.substr(eq + 1), w, how, word));
     } else if (eq == std::string::npos && is_shell_name(item) &&
-               std::none_of(item.begin(), item.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); })) {
+               std::none_of(item.begin(), item.end(),
+                            [](char c) { return std::islower(static_cast<unsigned char>(c)); })) {
       out.push_back(make(LauncherSetting::kPassOn, item, "", w, how, word));
     } else if (!out.empty() && out.back().kind == LauncherSetting::kAssign) {
       out.back().value += "," + item;
@@ -114,7 +115,8 @@ std::vector<LauncherSetting> LauncherScan::word(const std::vector<ShellToken>& w
     if ((t == "-x" || t == "--x") && has_next) {
       const ShellToken& n = words[++k];
       if (n.assign_name) return {make(LauncherSetting::kEnvWord, "", "", n, mpi_ + " -x", k)};
-      if (is_shell_name(n.text)) return {make(LauncherSetting::kPassOn, n.text, "", n, mpi_ + " -x", k)};
+      if (is_shell_name(n.text))
+        return {make(LauncherSetting::kPassOn, n.text, "", n, mpi_ + " -x", k)};
       return {};
     }
     if ((t == "-genv" || t == "-env") && has_next) {
@@ -133,13 +135,15 @@ std::vector<LauncherSetting> LauncherScan::word(const std::vector<ShellToken>& w
       return export_list(n.text, n, mpi_ + " " + t, k);
     }
   }
-  const std::string cmd = mpi_.empty() ? (container_.empty() ? base(words.front().text) : container_) : mpi_;
+  const std::string cmd =
+      mpi_.empty() ? (container_.empty() ? base(words.front().text) : container_) : mpi_;
   if (starts(t, "--export=")) return export_list(t.substr(9), w, cmd + " --export", k);
   if (t == "--export" && has_next) {
     ++k;
     return export_list(words[k].text, words[k], cmd + " --export", k);
   }
-  if (starts(t, "--container-env=")) return export_list(t.substr(16), w, cmd + " --container-env", k);
+  if (starts(t, "--container-env="))
+    return export_list(t.substr(16), w, cmd + " --container-env", k);
   if (!container_.empty()) {
     const bool list = container_ == "apptainer" || container_ == "singularity";
     if ((t == "-e" || t == "--env") && has_next) {

@@ -89,8 +89,8 @@ struct CrossRule {
   // HCCL_EVENT_TIMEOUT from HCCL_EXEC_TIMEOUT (+30 s), so the rule cannot fail
   // unless the input sets it.
   bool when_set = false;
-  bool fix = false;                  // equals-profile: write the profile's value
-  std::string severity = "review";   // review (FAIL) | warn (WARN)
+  bool fix = false;                 // equals-profile: write the profile's value
+  std::string severity = "review";  // review (FAIL) | warn (WARN)
   std::string why;
   std::string todo;
   std::string source;

@@ -148,7 +148,7 @@ const std::set<std::string> kTypes = {
     "bool",       "ifname",    "ifname-list", "ifname-ompi", "ifname-ompi-exclude",
     "ifname-ccl", "ip",        "host-port",   "ports",       "kv",
     "nccl-algo",  "hccl-algo", "ib-hca"};
-const std::set<std::string> kCrossKinds = {"greater",   "equals-profile", "ports",      "requires",
+const std::set<std::string> kCrossKinds = {"greater",   "equals-profile", "ports",   "requires",
                                            "exclusive", "product-max",    "max-when"};
 const std::set<std::string> kConverts = {
     "value", "ifname",    "socket-retry", "connect-timeout-retry", "port-min-range",

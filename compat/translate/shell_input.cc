@@ -18,8 +18,8 @@ namespace hn::compat::translate {
 namespace {
 
 // Commands whose words are read, never set (echo "NCCL_DEBUG=$NCCL_DEBUG").
-const std::set<std::string> kReadOnlyCommands = {"echo", "printf", "[", "[[", "test", "alias",
-                                                 "logger", "tee", ":"};
+const std::set<std::string> kReadOnlyCommands = {"echo",  "printf", "[",   "[[", "test",
+                                                 "alias", "logger", "tee", ":"};
 const std::set<std::string> kOptionBuiltins = {"export", "declare", "typeset", "readonly", "local"};
 
 struct Alt {
@@ -60,9 +60,10 @@ std::string basename_of(const std::string& w) {
 class Extractor {
  public:
   Extractor(const std::string& text, const std::string& file, ShellMode mode, ShellLookup outer)
-      : file_(file), mode_(mode), outer_(std::move(outer)), lexer_(text, file, [this](std::string_view n) {
-          return lookup(std::string(n));
-        }) {}
+      : file_(file),
+        mode_(mode),
+        outer_(std::move(outer)),
+        lexer_(text, file, [this](std::string_view n) { return lookup(std::string(n)); }) {}
 
   EnvInput run() {
     std::vector<ShellToken> words;
@@ -111,7 +112,8 @@ class Extractor {
   }
 
   bool in_conditional() const {
-    return std::any_of(frames_.begin(), frames_.end(), [](const Frame& f) { return f.conditional(); });
+    return std::any_of(frames_.begin(), frames_.end(),
+                       [](const Frame& f) { return f.conditional(); });
   }
   std::string condition() const {
     for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
@@ -124,12 +126,12 @@ class Extractor {
               bool env_default = false) {
     Var& v = state_[name];
     const bool cond = in_conditional();
-    if (from && std::find(from->defaulted.begin(), from->defaulted.end(), name) !=
-                    from->defaulted.end())
+    if (from &&
+        std::find(from->defaulted.begin(), from->defaulted.end(), name) != from->defaulted.end())
       env_default = true;  // export NAME=${NAME:-v}
     // NAME="${NAME:-}" after a branch that may have set it: both values stay possible.
-    const bool self_ref = raw.find("$" + name) != std::string::npos ||
-                          raw.find("${" + name) != std::string::npos;
+    const bool self_ref =
+        raw.find("$" + name) != std::string::npos || raw.find("${" + name) != std::string::npos;
     std::vector<size_t> keep;
     if (self_ref && !env_default && (v.alts.size() > 1 || (v.maybe_unset && !v.alts.empty())))
       keep = v.alts;
@@ -140,7 +142,8 @@ class Extractor {
       overridden_.push_back(to_entry(name, alts_[v.alts[0]]));
     std::string condition_text = condition();
     if (env_default) condition_text = "unless the environment already sets " + name;
-    alts_.push_back(Alt{value, raw, line, dynamic, condition_text, cond || !keep.empty(), env_default});
+    alts_.push_back(
+        Alt{value, raw, line, dynamic, condition_text, cond || !keep.empty(), env_default});
     keep.push_back(alts_.size() - 1);
     v.alts = keep;
     v.maybe_unset = false;
@@ -209,8 +212,8 @@ class Extractor {
       }
       std::vector<State> states = std::move(f.done);
       if (f.in_branch || (f.kind != Frame::kIf && f.kind != Frame::kCase)) states.push_back(state_);
-      bool exhaustive = (f.kind == Frame::kIf && f.has_else) ||
-                        (f.kind == Frame::kCase && f.case_default);
+      bool exhaustive =
+          (f.kind == Frame::kIf && f.has_else) || (f.kind == Frame::kCase && f.case_default);
       if (!exhaustive) states.push_back(f.pre);
       state_ = merge(states);
       if (f.kind == kind) return;
@@ -279,7 +282,8 @@ class Extractor {
         size_t in = i + 1;
         while (in < words.size() && words[in].raw != "in") ++in;
         push(Frame::kCase, "case at line " + std::to_string(words[i].line));
-        words.erase(words.begin(), words.begin() + static_cast<long>(std::min(in + 1, words.size())));
+        words.erase(words.begin(),
+                    words.begin() + static_cast<long>(std::min(in + 1, words.size())));
       } else if (i > 0) {
         words.erase(words.begin(), words.begin() + static_cast<long>(i));
       }
@@ -312,7 +316,8 @@ class Extractor {
       return;
     }
     if (!words.empty()) command(words, prev);
-    if (sep.text == ")" && !frames_.empty() && frames_.back().kind == Frame::kGroup) close(Frame::kGroup);
+    if (sep.text == ")" && !frames_.empty() && frames_.back().kind == Frame::kGroup)
+      close(Frame::kGroup);
     if (c && (sep.text == ";;" || sep.text == ";&" || sep.text == ";;&")) {
       branch_end(*c);
       c->case_pattern = true;
@@ -328,7 +333,8 @@ class Extractor {
       }
     if (i >= words.size()) return;
     const bool and_or = mode_ == ShellMode::kScript && (prev_sep == "&&" || prev_sep == "||");
-    if (and_or) push(Frame::kAndOr, "after " + prev_sep + " at line " + std::to_string(words[i].line));
+    if (and_or)
+      push(Frame::kAndOr, "after " + prev_sep + " at line " + std::to_string(words[i].line));
     simple_command(words, i);
     if (and_or) close(Frame::kAndOr);
   }
@@ -341,7 +347,8 @@ class Extractor {
         // library variable; it is read as a setting of the job.
         if (is_comm_variable(name)) state_[name].exported = true;
       }
-    for (const auto& sub : w.substitutions) nested(sub.body, sub.line, w.line, w.end_line, "$(...)");
+    for (const auto& sub : w.substitutions)
+      nested(sub.body, sub.line, w.line, w.end_line, "$(...)");
   }
 
   void simple_command(const std::vector<ShellToken>& words, size_t i) {
@@ -365,8 +372,10 @@ class Extractor {
     if (cmd == "set") {
       for (size_t k = i + 1; k < words.size(); ++k) {
         const std::string& o = words[k].text;
-        if (o == "-a" || (o == "allexport" && k > 0 && words[k - 1].text == "-o")) allexport_ = true;
-        if (o == "+a" || (o == "allexport" && k > 0 && words[k - 1].text == "+o")) allexport_ = false;
+        if (o == "-a" || (o == "allexport" && k > 0 && words[k - 1].text == "-o"))
+          allexport_ = true;
+        if (o == "+a" || (o == "allexport" && k > 0 && words[k - 1].text == "+o"))
+          allexport_ = false;
       }
       return;
     }
@@ -491,7 +500,8 @@ class Extractor {
   // settings of that command; its notes are ours, at our lines.
   void nested(const std::string& body, int base_line, int lo, int hi, const std::string& how) {
     if (depth_ >= 8) return;
-    Extractor sub(body, file_, ShellMode::kScript, [this](std::string_view n) { return lookup(std::string(n)); });
+    Extractor sub(body, file_, ShellMode::kScript,
+                  [this](std::string_view n) { return lookup(std::string(n)); });
     sub.depth_ = depth_ + 1;
     EnvInput in = sub.run_nested();
     const int shift = base_line - 1;
@@ -525,8 +535,9 @@ class Extractor {
     bool all_dynamic = true;
     for (size_t a : v.alts) {
       const Alt& alt = alts_[a];
-      e.alternatives.push_back(EnvAlternative{alt.value, file_, alt.line, alt.dynamic,
-                                              alt.condition.empty() ? "before the branch" : alt.condition});
+      e.alternatives.push_back(
+          EnvAlternative{alt.value, file_, alt.line, alt.dynamic,
+                         alt.condition.empty() ? "before the branch" : alt.condition});
       all_dynamic = all_dynamic && alt.dynamic;
     }
     e.dynamic = all_dynamic;
@@ -692,7 +703,8 @@ class Extractor {
       }
     if (!q) return false;
     size_t close = l.find(q, at);
-    std::string inside = l.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+    std::string inside =
+        l.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
     for (const char* shell : {"export ", "-x ", "env ", ";", "&&", "--export", "-e "})
       if (inside.find(shell) != std::string::npos) return false;
     return inside.find(' ') != std::string::npos && inside.compare(0, name.size(), name) != 0;

@@ -18,7 +18,8 @@
 // one; a setting in any other here-document (or -x NAME of a variable the
 // file never sets) is a kNotFollowed note, and one in any form not read
 // above a kUnread note, each with its line, so nothing in a library's
-// namespace is dropped silently. #SBATCH --export=... directives are read. Framework flags that carry the process-group timeout
+// namespace is dropped silently. #SBATCH --export=... directives are read. Framework flags that
+// carry the process-group timeout
 // (--distributed-timeout-minutes N) are collected with their lines.
 //
 // Env-file mode is strict: every line that is not blank or a comment must be

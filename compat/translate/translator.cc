@@ -190,8 +190,9 @@ class Classifier {
         v.outcome = Outcome::kDropped;
         v.rule = "no-counterpart";
         v.table = "lib-" + src->library;
-        v.detail = src->library + "-specific" + (src->meaning.empty() ? "" : " (" + src->meaning + ")") +
-                   "; " + rules_.to + " has no counterpart, so it is not carried over";
+        v.detail = src->library + "-specific" +
+                   (src->meaning.empty() ? "" : " (" + src->meaning + ")") + "; " + rules_.to +
+                   " has no counterpart, so it is not carried over";
         v.source = src->source;
         return v;
       }
@@ -342,8 +343,9 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
       v.rule = "conditional";
       v.alternatives_text = classifier.alternatives(e);
       v.detail = v.alternatives_text;
-      v.todo = "Decide the value this job runs with and set it without a branch (or translate "
-               "inside the job with --from-env); nothing is written for it.";
+      v.todo =
+          "Decide the value this job runs with and set it without a branch (or translate "
+          "inside the job with --from-env); nothing is written for it.";
     } else if (row && row_done.count(row->id())) {
       v = t.vars[row_done[row->id()]];  // the row ran once for all its variables
       v.input = e;

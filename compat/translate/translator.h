@@ -75,7 +75,7 @@ struct Context {
   std::vector<PortRange> reserved;     // ip_local_reserved_ports
   std::string ports_source;            // where the two came from, or why they are unknown
   std::optional<double> pg_timeout_s;  // --pg-timeout, or a framework flag in the input
-  std::string pg_timeout_source;       // "--pg-timeout", "--distributed-timeout-minutes 120 (job.sh:40)"
+  std::string pg_timeout_source;  // "--pg-timeout", "--distributed-timeout-minutes 120 (job.sh:40)"
 };
 
 struct VarResult {

@@ -76,8 +76,9 @@ Command node() {
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),
                     "replay a captured node instead of reading this one")(
         "env", po::value<std::string>()->value_name("FILE"),
-        "the job's environment (KEY=VALUE lines): its NCCL/HCCL/Gloo/Open MPI interface "
-        "settings are judged against the parameter plane (they override this process's)")(
+        "the job's env file, launch script or manifest (read as translate reads it): its "
+        "NCCL/HCCL/Gloo/Open MPI interface settings are judged against the parameter plane "
+        "(they override this process's)")(
         "storage-jitter", po::bool_switch(),
         "also run the storage jitter workload on every profile mount (storage.jitter settings, "
         "or their defaults when the profile has none)");

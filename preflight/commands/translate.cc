@@ -151,9 +151,11 @@ Command translate() {
       "hnprecheck translate --from LIB --to hccl|nccl INPUT... [--profile FILE] [--out FILE.env]\n"
       "       hnprecheck translate --check --to hccl|nccl INPUT...";
   c.details =
-      "Reads environment settings from env files, shell or Slurm scripts (export VAR=..., VAR=...\n"
-      "cmd prefixes; #SBATCH lines are ignored), Kubernetes manifests (containers[].env) or the\n"
-      "current environment, and translates each communication variable by the rule tables\n"
+      "Reads environment settings from env files, shell or Slurm scripts (export, #SBATCH\n"
+      "--export, VAR=... cmd, env, mpirun -x, srun --export, docker -e, bash -c; values set in\n"
+      "branches are conditional), manifests (containers[].env, envFrom, command/args, Ray\n"
+      "env_vars) or the current environment, and translates each communication variable by the\n"
+      "rule tables\n"
       "(units, ranges, grammars, value maps, defaults; each fact with its source). Every input\n"
       "variable gets a finding: translated, converted, clamped, needs-review, dropped or unknown;\n"
       "with --check, a value outside the library's own range or multiple is invalid (FAIL,\n"

@@ -182,7 +182,8 @@ TEST_CASE("class 4: environment maps are read; nothing recognised is a finding")
   CHECK(entry(ray, "HCCL_EXEC_TIMEOUT")->value == "3600");
   auto nemo = read("aws-20-config.yaml");  // NeMo launcher env_vars, NCCL_DEBUG: null
   bool unset = false;
-  for (const auto& n : nemo.notes) unset = unset || (n.kind == tr::InputNote::kUnset && n.name == "NCCL_DEBUG");
+  for (const auto& n : nemo.notes)
+    unset = unset || (n.kind == tr::InputNote::kUnset && n.name == "NCCL_DEBUG");
   CHECK(unset);
   auto none = read("msl-55-pretrain_gpt_oss_20b_4k_fsdp2_A3.sh");
   CHECK(none.empty_files.size() == 1);
@@ -196,7 +197,8 @@ TEST_CASE("class 4: environment maps are read; nothing recognised is a finding")
   CHECK_THAT(entry(k8s, "NCCL_IB_HCA", 5)->context, Catch::Contains("via ConfigMap nccl"));
   bool missing = false;
   for (const auto& n : k8s.notes)
-    missing = missing || (n.kind == tr::InputNote::kUnread && n.why.find("elsewhere") != std::string::npos);
+    missing = missing ||
+              (n.kind == tr::InputNote::kUnread && n.why.find("elsewhere") != std::string::npos);
   CHECK(missing);
 }
 
@@ -212,10 +214,12 @@ TEST_CASE("class 5: a value the library rejects is a finding on that variable") 
 
 TEST_CASE("class 6: coverage, typos, values judged, dependent rules, unexported variables") {
   // Ascend/MindSpeed-LLM: HCCL_DETERMINISITIC=True (a typo) gets did-you-mean.
-  tr::Translation typo = translate(read("msl-46-llama2_tp2_cp4_general_double_ring.sh"), "", "hccl");
+  tr::Translation typo =
+      translate(read("msl-46-llama2_tp2_cp4_general_double_ring.sh"), "", "hccl");
   REQUIRE(var(typo, "HCCL_DETERMINISITIC"));
   CHECK(var(typo, "HCCL_DETERMINISITIC")->outcome == tr::Outcome::kUnknown);
-  CHECK_THAT(var(typo, "HCCL_DETERMINISITIC")->detail, Catch::Contains("did you mean HCCL_DETERMINISTIC?"));
+  CHECK_THAT(var(typo, "HCCL_DETERMINISITIC")->detail,
+             Catch::Contains("did you mean HCCL_DETERMINISTIC?"));
   // NCCL_IB_DISABLE and NCCL_NET are recognised (FlagAI run_multi.sh sets NCCL_IB_DISABLE).
   tr::Translation f = translate(read("gh-78-run_multi.sh"), "nccl", "hccl");
   REQUIRE(var(f, "NCCL_IB_DISABLE"));

@@ -95,8 +95,8 @@ TEST_CASE("ops: a gzipped trace is read, and formats are told apart by content")
   // A truncated gzip file is bad input (exit 2), naming the file.
   std::string cut = bytes_of(gz).substr(0, 5000);
   std::string truncated = dir.write("cut.pt.trace.json.gz", cut);
-  CHECK_THROWS_WITH(read_op_source(truncated), Catch::Contains("cut.pt.trace.json.gz") &&
-                                                   Catch::Contains("gzip"));
+  CHECK_THROWS_WITH(read_op_source(truncated),
+                    Catch::Contains("cut.pt.trace.json.gz") && Catch::Contains("gzip"));
 }
 
 TEST_CASE("ops: overload names map, framework-internal ops are no-kernel, the rest is mapped") {

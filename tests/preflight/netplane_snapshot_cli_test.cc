@@ -186,7 +186,8 @@ TEST_CASE("node --env: a launch script is read as translate reads it") {
   for (const auto& f : doc["findings"]) {
     if (f["code"] == "NET-COMM-IFNAME" && f["entity"] == "NCCL_SOCKET_IFNAME") {
       ifname = f["status"] == "FAIL";
-      CHECK_THAT(f["remediation"].get<std::string>(), Catch::Contains("train.sbatch:5 (mpirun -x)"));
+      CHECK_THAT(f["remediation"].get<std::string>(),
+                 Catch::Contains("train.sbatch:5 (mpirun -x)"));
     }
     if (f["code"] == "NET-COMM-ENV-UNCERTAIN" && f["entity"] == "HCCL_SOCKET_IFNAME")
       uncertain = f["status"] == "WARN";
@@ -196,8 +197,8 @@ TEST_CASE("node --env: a launch script is read as translate reads it") {
 }
 
 TEST_CASE("diff: --no-color is accepted like every other command") {
-  auto r = cli({"diff", kSnaps + "netplane/roce-a.yaml", kSnaps + "netplane/roce-a.yaml",
-                "--no-color"});
+  auto r =
+      cli({"diff", kSnaps + "netplane/roce-a.yaml", kSnaps + "netplane/roce-a.yaml", "--no-color"});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("0 difference(s)"));
 }

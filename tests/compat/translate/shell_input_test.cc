@@ -162,8 +162,8 @@ TEST_CASE("shell: variables set earlier in the input expand, run-time values are
   CHECK(summary(exported("A=${UNSET:-INFO}\n")) == "A=INFO@1 ");
   CHECK(summary(exported("X=\nA=${X:-4}\nB=${X-5}\n")) == "X=@1 A=4@2 B=@3 ");
   CHECK(summary(exported("local X=7\nA=$X\n")) == "X=7@1 A=7@2 ");  // set -a exports locals too
-  auto dyn =
-      exported("A=$(hostname)\nB=`date`\nC=$((2*4))\nD=$SLURM_JOB_ID\nE=${X#y}\nF=$1\nG=${U:-$V}\n");
+  auto dyn = exported(
+      "A=$(hostname)\nB=`date`\nC=$((2*4))\nD=$SLURM_JOB_ID\nE=${X#y}\nF=$1\nG=${U:-$V}\n");
   REQUIRE(dyn.size() == 7);
   for (const auto& e : dyn) {
     INFO(e.name);

@@ -60,8 +60,9 @@ TEST_CASE("translator: a target variable set in the input wins over a translatio
   Translation t = run("export NCCL_BUFFSIZE=268435456\nexport HCCL_BUFFSIZE=400\n");
   CHECK(var(t, "NCCL_BUFFSIZE").outcome == Outcome::kDropped);
   CHECK_FALSE(var(t, "NCCL_BUFFSIZE").risk);
-  CHECK(var(t, "NCCL_BUFFSIZE").detail ==
-        "HCCL_BUFFSIZE is set explicitly at job.sh:2 (400), which wins over this translation (256)");
+  CHECK(
+      var(t, "NCCL_BUFFSIZE").detail ==
+      "HCCL_BUFFSIZE is set explicitly at job.sh:2 (400), which wins over this translation (256)");
   CHECK(var(t, "HCCL_BUFFSIZE").outcome == Outcome::kTranslated);
   REQUIRE(t.env.size() == 1);
   CHECK(t.env[0].value == "400");
@@ -136,8 +137,9 @@ TEST_CASE("translator: --check validates the target's own variables") {
 }
 
 TEST_CASE("translator: a malformed value is needs-review on that variable, the rest translates") {
-  Translation t = run("\n\nexport NCCL_IB_TIMEOUT=abc NCCL_DEBUG=debug NCCL_SOCKET_FAMILY=ipv4\n"
-                      "export NCCL_IB_RETRY_CNT=7\n");
+  Translation t =
+      run("\n\nexport NCCL_IB_TIMEOUT=abc NCCL_DEBUG=debug NCCL_SOCKET_FAMILY=ipv4\n"
+          "export NCCL_IB_RETRY_CNT=7\n");
   const VarResult& v = var(t, "NCCL_IB_TIMEOUT");
   CHECK(v.outcome == Outcome::kNeedsReview);
   CHECK(v.input.where() == "job.sh:3");
