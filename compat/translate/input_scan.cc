@@ -16,7 +16,14 @@ namespace {
 const char* const kName =
     R"((?:NCCL|RCCL|HCCL|TORCH_NCCL|TORCH_HCCL|GLOO|OMPI_MCA|CCL)_[A-Za-z0-9_]+)";
 
-std::vector<std::string> lines_of(const std::string& text) {
+bool comment_line(const std::string& l) {
+  size_t a = l.find_first_not_of(" \t");
+  return a != std::string::npos && (l[a] == '#' || l.compare(a, 2, "//") == 0);
+}
+
+}  // namespace
+
+std::vector<std::string> text_lines(const std::string& text) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -27,13 +34,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   }
   return out;
 }
-
-bool comment_line(const std::string& l) {
-  size_t a = l.find_first_not_of(" \t");
-  return a != std::string::npos && (l[a] == '#' || l.compare(a, 2, "//") == 0);
-}
-
-}  // namespace
 
 std::vector<std::pair<int, std::string>> comm_mentions(const std::string& text, bool yaml,
                                                        int first_line) {
@@ -47,7 +47,7 @@ std::vector<std::pair<int, std::string>> comm_mentions(const std::string& text, 
   static const std::regex kKey("^\\s*(?:-\\s+)?[\"']?(" + n + ")[\"']?\\s*:(?:\\s|$)");
   static const std::regex kItem("\\bname:\\s*[\"']?(" + n + ")[\"']?\\s*$");
   std::vector<std::pair<int, std::string>> out;
-  std::vector<std::string> lines = lines_of(text);
+  std::vector<std::string> lines = text_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     if (comment_line(l) || l.find('_') == std::string::npos) continue;
@@ -82,7 +82,7 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
        "MLM-dist (Megatron-LM initialize.py, parallel_state.py)"},
   };
   std::vector<FrameworkFlag> out;
-  std::vector<std::string> lines = lines_of(text);
+  std::vector<std::string> lines = text_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     if (comment_line(l)) continue;

@@ -35,15 +35,8 @@ const std::set<std::string> kShellKeys = {"command", "args", "entrypoint", "scri
 
 class Walker {
  public:
-  Walker(const std::string& text, const std::string& file) : file_(file) {
-    size_t pos = 0;
-    while (pos <= text.size()) {
-      size_t end = text.find('\n', pos);
-      lines_.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
-      if (end == std::string::npos) break;
-      pos = end + 1;
-    }
-  }
+  Walker(const std::string& text, const std::string& file)
+      : file_(file), lines_(text_lines(text)) {}
 
   void collect_config_maps(const std::vector<YAML::Node>& docs) {
     for (const auto& d : docs)

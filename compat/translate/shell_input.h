@@ -58,6 +58,9 @@ bool is_comm_variable(std::string_view name);
 std::vector<std::pair<int, std::string>> comm_mentions(const std::string& text, bool yaml,
                                                        int first_line = 1);
 
+// The lines of `text` (without their '\n'); line n is element n-1.
+std::vector<std::string> text_lines(const std::string& text);
+
 // The framework flags in `text` that set the process-group timeout.
 std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::string& file);
 
