@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <cctype>
 #include <regex>
 #include <set>
 
@@ -95,6 +96,19 @@ class Walker {
     const std::string& s = lines_[line - 1];
     size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t\r");
     return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+  }
+
+  // yaml-cpp marks a block scalar (`args: |`) at its indicator; the text
+  // starts on the next line.
+  int content_line(const YAML::Node& v) const {
+    int l = line_of(v);
+    if (l < 1 || l > static_cast<int>(lines_.size())) return l;
+    const std::string& s = lines_[l - 1];
+    size_t e = s.find_last_not_of(" \t\r");
+    if (e == std::string::npos) return l;
+    size_t b = e;
+    while (b > 0 && (s[b] == '-' || s[b] == '+' || std::isdigit(static_cast<unsigned char>(s[b])))) --b;
+    return (s[b] == '|' || s[b] == '>') ? l + 1 : l;
   }
 
   // The first line at or after `from` that names `name` (settings inside a
@@ -253,7 +267,7 @@ class Walker {
     }
     Walker inner(v.Scalar(), file_);
     for (const auto& d : docs) inner.walk(d, key);
-    const int base = line_of(v);
+    const int base = content_line(v);
     for (auto& e : inner.out_.entries) {
       e.line = locate(e.name, base + e.line - 1);
       if (e.context.empty()) e.context = key;
@@ -283,7 +297,7 @@ class Walker {
     } catch (const InputError&) {
       return;  // not a complete shell text (one word of an argv): the net reports it
     }
-    const int base = line_of(v);
+    const int base = content_line(v);
     for (auto& e : in.entries) {
       e.line = locate(e.name, base + e.line - 1);
       for (auto& a : e.alternatives) a.line = locate(e.name, base + a.line - 1);
