@@ -10,6 +10,9 @@
 
 namespace hn::stack::comm {
 
+// split.cc: rethrows the CommError being handled with the root's ranks.
+[[noreturn]] void rethrow_in_parent_ranks(const std::vector<int>& ranks, const std::string& group);
+
 namespace {
 
 // The rendezvous is the launcher's address (MASTER_ADDR, --rendezvous), like
@@ -146,12 +149,17 @@ void Communicator::on_watch_event(int dead_rank, const std::string& reason) {
 }
 
 void Communicator::check_abort(const char* operation) const {
-  if (!abort_.is_set()) return;
+  if (!aborts().is_set()) return;
   ErrorContext ctx;
   ctx.local_rank = opt_.rank;
   ctx.plane = opt_.link.plane;
   ctx.operation = operation;
-  throw_aborted(abort_, ctx);
+  if (!parent_) throw_aborted(abort_, ctx);
+  try {
+    throw_aborted(aborts(), ctx);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);  // split.cc
+  }
 }
 
 Store& Communicator::store() {
@@ -165,9 +173,14 @@ void Communicator::run(Schedule& s, const char* operation, std::chrono::millisec
   run_ctx_.local_rank = opt_.rank;
   run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
   run_ctx_.operation.assign(operation);
-  if (abort_.is_set()) check_abort(operation);
+  if (aborts().is_set()) check_abort(operation);
   auto t = timeout.count() > 0 ? timeout : opt_.timeout;
-  run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+  if (!parent_) return run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+  try {
+    run_schedule(*device_, s, Clock::now() + t, aborts(), run_ctx_);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);
+  }
 }
 
 }  // namespace hn::stack::comm

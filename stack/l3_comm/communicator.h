@@ -74,6 +74,9 @@ class Communicator {
            std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   // Throws the pending abort, if any (a death reported between collectives).
   void check_abort(const char* operation) const;
+  // A sub-communicator (split.h): its members' ranks in the parent, in this
+  // communicator's rank order; empty for a communicator made by rendezvous.
+  const std::vector<int>& parent_ranks() const { return parent_ranks_; }
   // The store scoped to this group, for callers that exchange metadata.
   Store& store();
   // Reused per call so a warm small collective allocates nothing. A
@@ -95,6 +98,11 @@ class Communicator {
   }
 
  private:
+  friend std::unique_ptr<Communicator> split(Communicator&, int, int, const std::string&);
+  // A sub-communicator over parent's links (defined in split.cc).
+  Communicator(Communicator& parent, CommOptions options, std::vector<int> parent_ranks);
+  // The parent's abort state for a sub-communicator: a death reaches every group.
+  const AbortState& aborts() const { return parent_ ? parent_->aborts() : abort_; }
   void on_watch_event(int dead_rank, const std::string& reason);
   void connect_all(const ErrorContext& ctx);
 
@@ -110,6 +118,9 @@ class Communicator {
   ErrorContext run_ctx_;
   std::vector<std::byte> scratch_[4];
   std::vector<int> index_scratch_;
+  Communicator* parent_ = nullptr;  // sub-communicators only
+  std::vector<int> parent_ranks_;
+  int splits_ = 0;  // splits made from this communicator (names their store scopes)
 };
 
 }  // namespace hn::stack::comm
