@@ -46,7 +46,7 @@ TEST_CASE("layout: Megatron's worked example, world 16 tp=2 pp=2 ep=2") {
         Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}, {8, 12}, {9, 13}, {10, 14}, {11, 15}});
 }
 
-TEST_CASE("layout: groups partition the world; EP x expert-DP is exactly the DP group") {
+TEST_CASE("layout: groups partition the world, EP x expert-DP is exactly the DP group") {
   const Layout layouts[] = {make(1, 1, 1),    make(2, 1, 1),    make(1, 2, 1),
                             make(1, 1, 2, 2), make(2, 2, 2),    make(2, 1, 2),
                             make(1, 1, 4, 2), make(2, 3, 4, 2), make(4, 2, 6, 3)};
