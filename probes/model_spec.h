@@ -28,10 +28,10 @@ struct ModelSpec {
   // Where each rank writes its checkpoint shard. Empty: the first storage
   // mount's probe_dir; with no storage mounts either, no checkpoint.
   std::string checkpoint_dir;
-  double checkpoint_timeout_s = 30;  // a write or read past this is a hung mount
-  int replica_check_every = 5;       // steps between DP replica checksum comparisons
-  double timeout_s = 300;            // the whole phase
-  int line = 0;
+  double checkpoint_timeout_s = 30;              // a write or read past this is a hung mount
+  int replica_check_every = 5;                   // steps between DP replica checksum comparisons
+  double timeout_s = 300;                        // the whole phase
+  int line = 0, layout_line = 0, size_line = 0;  // where the section and its keys are
 };
 
 }  // namespace hn::probes

@@ -484,7 +484,10 @@ double equivalence_tolerance(stack::op::DType t) {
   return t == stack::op::DType::kF64 ? 1e-9 : 2e-4;
 }
 
-fw::Layout resolve_layout(const ModelSpec& spec, int world_size, const std::string& source) {
+fw::Layout resolve_layout(const ModelSpec& spec, int world_size, const std::string& source,
+                          int line) {
+  const int layout_line = line >= 0 ? line : spec.layout_line ? spec.layout_line : spec.line;
+  const int size_line = line >= 0 ? line : spec.size_line ? spec.size_line : layout_line;
   fw::Layout l;
   if (spec.layout) {
     l = *spec.layout;
@@ -496,12 +499,12 @@ fw::Layout resolve_layout(const ModelSpec& spec, int world_size, const std::stri
   try {
     l.fits(world_size);
   } catch (const fw::LayoutError& e) {
-    throw compat::InputError(source, spec.line, 0, "model.layout", e.what());
+    throw compat::InputError(source, layout_line, 0, "model.layout", e.what());
   }
   try {
     spec.size.check_layout(l);
   } catch (const stack::model::ConfigError& e) {
-    throw compat::InputError(source, spec.line, 0, "model.size." + e.field(),
+    throw compat::InputError(source, size_line, 0, "model.size." + e.field(),
                              std::string(e.what()).substr(e.field().size() + 2));
   }
   return l;

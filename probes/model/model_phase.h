@@ -86,8 +86,10 @@ double equivalence_tolerance(stack::op::DType t);
 // Resolves the layout against the world (spec.layout, else dp = world) and
 // checks the model fits it. Throws compat::InputError naming the field
 // ("model.layout", "model.size.layers", ...) and the numbers.
+// `source` and `line` say where the layout came from (the profile, or
+// "--layout" and 0).
 stack::framework::Layout resolve_layout(const ModelSpec& spec, int world_size,
-                                        const std::string& source);
+                                        const std::string& source, int line = -1);
 
 ModelPhaseResult run_model_phase(stack::comm::Communicator& world, const ModelPhaseOptions& options,
                                  std::chrono::steady_clock::time_point deadline);
