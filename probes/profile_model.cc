@@ -155,6 +155,12 @@ ModelSpec parse_model_spec(YamlMap m) {
     s.checkpoint_timeout_s = seconds(cm, "timeout_s", s.checkpoint_timeout_s);
     cm.finish();
   }
+  if (YAML::Node n = m.get("planes"); n.IsDefined() && !n.IsNull()) {
+    YamlMap pm(n, m.source(), m.field("planes"));
+    for (const char* kind : {"tp", "pp", "dp", "ep", "expert_dp"})
+      if (auto plane = pm.opt_string(kind)) s.group_planes[kind] = *plane;
+    pm.finish();
+  }
   if (auto v = m.opt_int("replica_check_every", 1, 100000))
     s.replica_check_every = static_cast<int>(*v);
   s.timeout_s = seconds(m, "timeout_s", s.timeout_s);

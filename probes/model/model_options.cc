@@ -5,7 +5,20 @@
 
 namespace hn::probes::model {
 
-ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, int world_size) {
+namespace {
+
+stack::framework::GroupKind group_kind(const std::string& name) {
+  using stack::framework::GroupKind;
+  for (GroupKind k : {GroupKind::kTensor, GroupKind::kPipeline, GroupKind::kData,
+                      GroupKind::kExpert, GroupKind::kExpertData})
+    if (stack::framework::to_string(k) == name) return k;
+  throw std::logic_error("unknown group kind " + name);
+}
+
+}  // namespace
+
+ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, int world_size,
+                            const NodeSpec* node) {
   ResolvedModel r;
   ModelSpec spec = profile.model.value_or(ModelSpec{});
   if (!cli.layout.empty()) {
@@ -51,6 +64,21 @@ ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, i
   } else if (!profile.storage.mounts.empty()) {
     r.options.checkpoint_dir = profile.storage.mounts.front().probe_dir;
     r.checkpoint_source = "storage mount " + profile.storage.mounts.front().path;
+  }
+  for (const auto& [kind, plane] : spec.group_planes) {
+    const std::string field = "model.planes." + kind;
+    const auto* a = node ? &node->addresses : nullptr;
+    if (!a || !a->count(plane))
+      throw compat::InputError(
+          profile.source, spec.line, 0, field,
+          "plane " + plane + " has no address for " +
+              (node ? "node " + node->name : std::string("this host (no profile node)")) +
+              " under nodes[].addresses: its links cannot be bound");
+    stack::comm::LinkParams links;
+    links.plane = plane;
+    links.bind_address = a->at(plane);
+    links.bind_source = field;
+    r.options.group_links[group_kind(kind)] = links;
   }
   r.options.spec = spec;
   return r;

@@ -36,6 +36,11 @@ struct ResolvedModel {
   std::string checkpoint_source;  // "--checkpoint-dir", "model.checkpoint.dir", "storage mount", ""
 };
 
-ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, int world_size);
+// `node` is this host's profile entry (probes/node_context.h), needed only
+// when model.planes puts a group on a plane: the group's links bind to the
+// node's address on it (nodes[].addresses), and a node without one is an
+// InputError naming the plane and the node.
+ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, int world_size,
+                            const NodeSpec* node = nullptr);
 
 }  // namespace hn::probes::model

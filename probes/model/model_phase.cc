@@ -143,6 +143,7 @@ stack::model::TrainerOptions trainer_options(const ModelPhaseOptions& o) {
   t.seed = o.spec.seed;
   t.matrix = o.matrix;
   t.grad_sync.skip_data_parallel = o.inject.skip_grad_sync;
+  t.group_links = o.group_links;
   return t;
 }
 
@@ -463,6 +464,7 @@ void Phase::reference() {
     ModelPhaseOptions single = o_;
     single.layout = fw::Layout{};
     single.inject = {};
+    single.group_links.clear();
     Trainer t(one, trainer_options(single));
     std::vector<double> ref;
     for (std::size_t s = 0; s < losses_.size() && Clock::now() < deadline_; ++s)

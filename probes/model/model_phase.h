@@ -48,6 +48,7 @@
 #include "reports/finding.h"
 #include "reports/measurement.h"
 #include "reports/step_table.h"
+#include "stack/l2_framework/process_groups.h"
 #include "stack/l3_comm/communicator.h"
 
 namespace hn::probes::model {
@@ -67,9 +68,10 @@ struct ModelPhaseOptions {
   ModelSpec spec;                   // profile section with CLI overrides applied
   stack::framework::Layout layout;  // resolved (spec.layout or dp = world)
   const compat::OpMatrix* matrix = nullptr;
-  std::string checkpoint_dir;  // resolved; empty: no checkpoint (SKIP findings)
-  bool reference = true;       // run the single-rank reference (equivalence)
-  FaultInjection inject;       // tests only
+  std::string checkpoint_dir;                // resolved; empty: no checkpoint (SKIP findings)
+  bool reference = true;                     // run the single-rank reference (equivalence)
+  stack::framework::GroupLinks group_links;  // group kinds on planes of their own (model.planes)
+  FaultInjection inject;                     // tests only
 };
 
 struct ModelPhaseResult {

@@ -18,7 +18,8 @@ const compat::OpMatrix& require_matrix(const TrainerOptions& o) {
 
 Trainer::Trainer(comm::Communicator& world, TrainerOptions options)
     : options_((options.model.check_layout(options.layout), std::move(options))),
-      groups_(framework::ProcessGroups::create(world, options_.layout, &timer_)),
+      groups_(
+          framework::ProcessGroups::create(world, options_.layout, &timer_, options_.group_links)),
       runner_(require_matrix(options_), &timer_),
       model_(options_.model, groups_, runner_, options_.seed),
       sync_(model_.backward_order(), groups_, options_.grad_sync),

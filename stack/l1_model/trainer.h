@@ -36,6 +36,7 @@ struct TrainerOptions {
   std::uint64_t seed = 1;
   const compat::OpMatrix* matrix = nullptr;  // required
   framework::GradSyncOptions grad_sync;
+  framework::GroupLinks group_links;  // group kinds on planes of their own
 };
 
 struct StepResult {

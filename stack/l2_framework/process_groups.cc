@@ -114,7 +114,7 @@ void Group::barrier() {
 }
 
 ProcessGroups ProcessGroups::create(comm::Communicator& world, const Layout& layout,
-                                    StepTimer* timer) {
+                                    StepTimer* timer, const GroupLinks& links) {
   layout.fits(world.size());
   ProcessGroups g;
   g.layout = layout;
@@ -122,7 +122,9 @@ ProcessGroups ProcessGroups::create(comm::Communicator& world, const Layout& lay
   g.coords = layout.coords(world.rank());
   auto make = [&](GroupKind k) {
     const std::string name(to_string(k));
-    auto c = comm::split(world, layout.group_index(k, world.rank()), world.rank(), name);
+    auto own = links.find(k);
+    auto c = comm::split(world, layout.group_index(k, world.rank()), world.rank(), name,
+                         own == links.end() ? nullptr : &own->second);
     return std::make_unique<Group>(std::move(c), name, timer);
   };
   g.tp = make(GroupKind::kTensor);

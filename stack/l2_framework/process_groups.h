@@ -6,7 +6,8 @@
 // with the same layout. It checks that the layout fits the world
 // (LayoutError, before any traffic) and splits the world once per group
 // kind (comm::split, Megatron's groups, layout.h). The groups borrow the
-// world's links, so they live no longer than the world communicator.
+// world's links, or make their own on a kind's plane (GroupLinks); either
+// way they live no longer than the world communicator.
 //
 // Group wraps one sub-communicator with the step timer: every collective is
 // an L3 row of the step-time table, "<kind> <group>" ("allgather tp"), with
@@ -14,6 +15,7 @@
 // nothing). Collectives throw what L3 throws (TimeoutError, PeerDiedError
 // naming the rank of the world) within the world's timeout.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,13 +68,18 @@ class Group {
   StepTimer* timer_;
 };
 
+// Links of their own for some group kinds: that kind's traffic on a plane
+// of its own (comm::split's own_links); the others borrow the world's links.
+using GroupLinks = std::map<GroupKind, comm::LinkParams>;
+
 struct ProcessGroups {
   Layout layout;
   Coords coords;
   int world_rank = 0;
   std::unique_ptr<Group> tp, pp, dp, ep, expert_dp;
 
-  static ProcessGroups create(comm::Communicator& world, const Layout& layout, StepTimer* timer);
+  static ProcessGroups create(comm::Communicator& world, const Layout& layout, StepTimer* timer,
+                              const GroupLinks& links = {});
   void set_timer(StepTimer* t);
 };
 

@@ -131,6 +131,11 @@ void Communicator::connect_all(const ErrorContext& ctx) {
 }
 
 Communicator::~Communicator() {
+  if (parent_ && device_) {  // a group with links of its own: no more interrupts for them
+    Communicator* root = parent_;
+    while (root->parent_) root = root->parent_;
+    root->watch_device(device_.get(), false);
+  }
   const bool failing = std::uncaught_exceptions() > 0 || abort_.is_set();
   if (client_) client_->close(!failing);
   if (server_)
@@ -146,6 +151,8 @@ Communicator::~Communicator() {
 void Communicator::on_watch_event(int dead_rank, const std::string& reason) {
   abort_.set(dead_rank, reason);
   if (Device* d = live_device_.load(std::memory_order_acquire)) d->interrupt();
+  std::lock_guard<std::mutex> lock(watched_mu_);
+  for (Device* d : watched_) d->interrupt();
 }
 
 void Communicator::check_abort(const char* operation) const {

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "stack/l3_comm/progress.h"
@@ -98,9 +99,15 @@ class Communicator {
   }
 
  private:
-  friend std::unique_ptr<Communicator> split(Communicator&, int, int, const std::string&);
-  // A sub-communicator over parent's links (defined in split.cc).
-  Communicator(Communicator& parent, CommOptions options, std::vector<int> parent_ranks);
+  friend std::unique_ptr<Communicator> split(Communicator&, int, int, const std::string&,
+                                             const LinkParams*);
+  // A sub-communicator over the parent's links, or over links of its own
+  // made with own_links (defined in split.cc).
+  Communicator(Communicator& parent, CommOptions options, std::vector<int> parent_ranks,
+               const LinkParams* own_links);
+  // A device of a sub-communicator's own links: the watch thread interrupts
+  // it too when a rank dies (split.cc registers it with the root).
+  void watch_device(Device* d, bool add);
   // The parent's abort state for a sub-communicator: a death reaches every group.
   const AbortState& aborts() const { return parent_ ? parent_->aborts() : abort_; }
   void on_watch_event(int dead_rank, const std::string& reason);
@@ -118,6 +125,8 @@ class Communicator {
   ErrorContext run_ctx_;
   std::vector<std::byte> scratch_[4];
   std::vector<int> index_scratch_;
+  std::mutex watched_mu_;
+  std::vector<Device*> watched_;    // sub-communicators' own devices (root only)
   Communicator* parent_ = nullptr;  // sub-communicators only
   std::vector<int> parent_ranks_;
   int splits_ = 0;  // splits made from this communicator (names their store scopes)

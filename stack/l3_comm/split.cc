@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "stack/l3_comm/collectives.h"
+#include "stack/l3_comm/tcp/device.h"
 
 namespace hn::stack::comm {
 
@@ -72,7 +73,8 @@ std::string rank_list(const std::vector<int>& ranks) {
   }
 }
 
-Communicator::Communicator(Communicator& parent, CommOptions options, std::vector<int> parent_ranks)
+Communicator::Communicator(Communicator& parent, CommOptions options, std::vector<int> parent_ranks,
+                           const LinkParams* own_links)
     : opt_(std::move(options)),
       transport_(parent.transport_),
       parent_(&parent),
@@ -80,12 +82,43 @@ Communicator::Communicator(Communicator& parent, CommOptions options, std::vecto
   opt_.creds.world = opt_.world;
   if (opt_.world == 1) return;
   group_store_ = std::make_unique<PrefixStore>(parent.store(), "split/" + opt_.group);
-  device_ = std::make_unique<GroupDevice>(*parent.device_, parent_ranks_);
-  live_device_.store(device_.get(), std::memory_order_release);
+  if (!own_links) {
+    device_ = std::make_unique<GroupDevice>(*parent.device_, parent_ranks_);
+    live_device_.store(device_.get(), std::memory_order_release);
+    return;
+  }
+  Communicator* root = &parent;
+  while (root->parent_) root = root->parent_;
+  opt_.link = *own_links;
+  transport_ = TransportKind::kTcp;
+  PrefixStore link_store(*group_store_, "tcp");
+  DeviceSetup setup;
+  setup.rank = opt_.rank;
+  setup.world = opt_.world;
+  setup.store = &link_store;
+  setup.creds = opt_.creds;
+  setup.link = opt_.link;
+  setup.advertise_ip = root->client_ ? root->client_->local_ip() : "127.0.0.1";
+  setup.timeout = std::max(opt_.timeout, opt_.link.connect_timeout);
+  try {
+    device_ = tcp::create_device(setup);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);
+  }
+  root->watch_device(device_.get(), true);
+  if (aborts().is_set()) device_->interrupt();
+}
+
+void Communicator::watch_device(Device* d, bool add) {
+  std::lock_guard<std::mutex> lock(watched_mu_);
+  if (add)
+    watched_.push_back(d);
+  else
+    std::erase(watched_, d);
 }
 
 std::unique_ptr<Communicator> split(Communicator& parent, int color, int key,
-                                    const std::string& name) {
+                                    const std::string& name, const LinkParams* own_links) {
   if (color < 0 && color != kNoColor)
     throw std::invalid_argument("split: color " + std::to_string(color) +
                                 " is negative (use kNoColor, -1, to join no group)");
@@ -115,11 +148,14 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key,
   // Unique among the parent's splits, the same on every member.
   opt.group =
       parent.opt_.group + "." + std::to_string(seq) + "/" + name + "#" + std::to_string(color);
-  std::vector<int> parent_ranks = members;
-  if (!parent.parent_ranks_.empty())  // ranks of the root communicator, for messages
-    for (int& r : parent_ranks) r = parent.parent_ranks_[static_cast<std::size_t>(r)];
-  auto child = std::unique_ptr<Communicator>(new Communicator(parent, opt, members));
-  child->parent_ranks_ = std::move(parent_ranks);
+  // Ranks of the root communicator, for messages.
+  std::vector<int> root_ranks = members;
+  if (!parent.parent_ranks_.empty())
+    for (int& r : root_ranks) r = parent.parent_ranks_[static_cast<std::size_t>(r)];
+  // A borrowing group's device indexes the parent's pairs by parent rank.
+  auto child = std::unique_ptr<Communicator>(
+      new Communicator(parent, opt, own_links ? root_ranks : members, own_links));
+  child->parent_ranks_ = std::move(root_ranks);
   return child;
 }
 

@@ -8,8 +8,8 @@
 //
 // A sub-communicator borrows the parent's links and store: no connection is
 // made (the parent is a full mesh), its traffic runs over the parent's pairs
-// and so on the parent's plane and transport. Consequences, as with
-// ncclCommSplit on a shared context:
+// and so on the parent's plane and transport (unless own_links, below).
+// Consequences, as with ncclCommSplit on a shared context:
 //   - the parent must outlive it;
 //   - one thread drives the parent and all its sub-communicators, and ranks
 //     issue collectives on them in the same order (a blocking collective on
@@ -32,7 +32,16 @@ namespace hn::stack::comm {
 inline constexpr int kNoColor = -1;
 
 // `name` labels the group in errors and store keys ("tp" gives "tp#<color>").
+//
+// own_links: the group's traffic on a plane of its own. The members connect
+// a full mesh of TCP links made with these parameters (bound to the plane's
+// address or NIC, with its connect budget), rendezvousing through the
+// parent's store, instead of borrowing the parent's pairs. Every member of a
+// group passes the same choice (links or none). Link setup throws what a
+// communicator's construction throws (LinkError naming the peer, within the
+// link budget). A death reported to the root still interrupts the group.
 std::unique_ptr<Communicator> split(Communicator& parent, int color, int key,
-                                    const std::string& name = "split");
+                                    const std::string& name = "split",
+                                    const LinkParams* own_links = nullptr);
 
 }  // namespace hn::stack::comm

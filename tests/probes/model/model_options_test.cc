@@ -105,3 +105,24 @@ TEST_CASE("model options: bad input names the option or the profile field and th
   cli.matrix_file = "/nonexistent/m.yaml";
   CHECK_THAT(error(profile(""), cli, 1), Catch::Contains("/nonexistent/m.yaml"));
 }
+
+TEST_CASE("model options: a group on a plane binds to this node's address there") {
+  Profile p = profile(
+      "planes:\n  - {name: hccs, type: parameter, subnet: 10.1.0.0/24}\n"
+      "nodes:\n  - {name: n0, addresses: {hccs: 10.1.0.5}}\n  - {name: n1}\n"
+      "model:\n  layout: tp=2\n  planes: {tp: hccs}\n");
+  auto r = resolve_model(p, {}, 2, p.find_node("n0"));
+  REQUIRE(r.options.group_links.size() == 1);
+  const auto& l = r.options.group_links.at(hn::stack::framework::GroupKind::kTensor);
+  CHECK(l.plane == "hccs");
+  CHECK(l.bind_address == "10.1.0.5");
+  CHECK(l.bind_source == "model.planes.tp");
+  CHECK_THAT(error(p, {}, 2), Catch::Contains("model.planes.tp: plane hccs has no address for this "
+                                              "host (no profile node)"));
+  try {
+    resolve_model(p, {}, 2, p.find_node("n1"));
+    FAIL("accepted");
+  } catch (const hn::compat::InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("plane hccs has no address for node n1"));
+  }
+}

@@ -183,3 +183,20 @@ TEST_CASE(
       CHECK((x.code == "OP-UNSUPPORTED-TYPE" || x.code == "MODEL-OPS"));
   }
 }
+
+TEST_CASE("model phase: tensor parallelism on a plane of its own still equals one rank") {
+  ModelPhaseOptions base = options("dp=1");
+  const std::vector<double> reference = test::single_rank_losses(base.spec, cpu());
+  ModelPhaseOptions o = options("tp=2,dp=2");
+  stack::comm::LinkParams plane;
+  plane.plane = "tp-plane";
+  plane.bind_address = "127.0.0.2";
+  o.group_links[stack::framework::GroupKind::kTensor] = plane;
+  auto run = test::run_phase(4, o);
+  INFO(run.summary());
+  REQUIRE(run.launch.exit_code == 0);
+  const double tol = probes::model::equivalence_tolerance(base.spec.size.dtype);
+  for (std::size_t s = 0; s < reference.size(); ++s)
+    CHECK(std::abs(run.ranks[0].losses.at(s) - reference[s]) <= tol * reference[s]);
+  for (const auto& f : run.with_code("MODEL-REPLICA")) CHECK(f.status == Status::kPass);
+}

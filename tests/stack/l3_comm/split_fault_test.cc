@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "stack/l3_comm/collectives.h"
@@ -62,4 +63,43 @@ TEST_CASE("split: a rank killed inside a group collective is named by the group'
       CHECK_THAT(s, Catch::StartsWith("died 3 | "));
     }
   }
+}
+
+TEST_CASE("split: a death elsewhere interrupts a group blocked on links of its own") {
+  hn::test::TempDir dir;
+  hn::test::RankSetup setup;
+  setup.transport = TransportKind::kShm;
+  setup.timeout = std::chrono::milliseconds(8000);
+  auto r = hn::test::run_ranks(4, setup, [&](Communicator& world) {
+    const int me = world.rank();
+    LinkParams plane;
+    plane.plane = "other";
+    plane.bind_address = "127.0.0.2";
+    auto g = split(world, me % 2, me, "own", &plane);  // {0,2} and {1,3} on their own links
+    if (me == 1) kill(getpid(), SIGKILL);
+    if (me != 0) {
+      std::this_thread::sleep_for(std::chrono::seconds(20));  // alive, but never answers
+      return;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string outcome = "ok";
+    try {
+      double v = 1;
+      Options o;
+      o.dtype = hn::stack::op::DType::kF64;
+      allreduce(*g, &v, &v, 1, o);  // rank 2 never joins: only the death notice ends this
+    } catch (const PeerDiedError& e) {
+      outcome = "died " + std::to_string(e.dead_rank());
+    } catch (const std::exception& e) {
+      outcome = std::string("other ") + e.what();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::ofstream(dir.path() + "/rank0") << outcome << " " << s;
+    throw std::runtime_error(outcome);
+  });
+  CHECK(r.exit_code != 0);
+  std::string got = hn::test::read_file(dir.path() + "/rank0");
+  INFO(got);
+  CHECK_THAT(got, Catch::StartsWith("died 1 "));
+  CHECK(std::stod(got.substr(got.rfind(' '))) < 4.0);  // the 8 s timeout was not waited out
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stack/l3_comm/collectives.h"
+#include "stack/l3_comm/link_bindings.h"
 #include "tests/stack/l3_comm/rank_harness.h"
 
 using namespace hn::stack::comm;
@@ -137,4 +138,36 @@ TEST_CASE("split: a negative colour other than kNoColor is refused before any tr
     throw std::runtime_error("accepted color -2");
   });
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("split: a group on links of its own, bound to its plane's address") {
+  for (TransportKind t : kTransports) {
+    INFO("world over " << to_string(t));
+    hn::test::RankSetup setup;
+    setup.transport = t;
+    auto r = hn::test::run_ranks(4, setup, [](Communicator& world) {
+      const int me = world.rank();
+      LinkParams plane;
+      plane.plane = "param-b";
+      plane.bind_address = "127.0.0.2";  // another loopback address: another "plane"
+      plane.connect_timeout = std::chrono::milliseconds(10000);
+      auto g = split(world, me % 2, me, "tp", &plane);
+      expect(g->transport() == TransportKind::kTcp, "own links are tcp");
+      expect(g->link().plane == "param-b", "the group's plane");
+      double v = me;
+      Options o;
+      o.dtype = hn::stack::op::DType::kF64;
+      allreduce(*g, &v, &v, 1, o);
+      expect(v == (me % 2 == 0 ? 0 + 2 : 1 + 3), "allreduce on the group's links");
+      for (const auto& b : local_link_bindings(*g))
+        expect(b.local.rfind("127.0.0.2:", 0) == 0 && b.remote.rfind("127.0.0.2:", 0) == 0,
+               "bound " + b.local + " -> " + b.remote);
+      // The world keeps its own links, and both stay usable, interleaved.
+      double w = 1;
+      allreduce(world, &w, &w, 1, o);
+      allreduce(*g, &v, &v, 1, o);
+      expect(w == 4 && v == (me % 2 == 0 ? 4 : 8), "interleaved");
+    });
+    CHECK(r.exit_code == 0);
+  }
 }
