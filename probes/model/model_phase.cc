@@ -29,18 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string num(double v, const char* f = "%.6g") {
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-std::string ranks_text(const std::vector<int>& v) {
-  std::string s;
-  for (int r : v) s += (s.empty() ? "" : ",") + std::to_string(r);
-  return s;
-}
-
 // One collective that every rank reaches at the same point: true when any
 // rank is past the deadline, so all stop together.
 bool past_deadline(comm::Communicator& world, Clock::time_point deadline) {
@@ -104,10 +92,10 @@ void io_figures(PhaseReport& rep, const char* what, const Outcomes& o, const std
   rep.measure(std::string("model.checkpoint.") + what + "_time", {{"dir", dir}}, slowest, "ms",
               reports::Better::kLower);
   params = {{"shards", std::to_string(o.n())},
-            {"bytes", num(total, "%.0f")},
+            {"bytes", number(total, "%.0f")},
             {"dir", dir},
-            {"mbps", num(mbps, "%.1f")},
-            {"max_ms", num(slowest, "%.1f")}};
+            {"mbps", number(mbps, "%.1f")},
+            {"max_ms", number(slowest, "%.1f")}};
 }
 
 Finding comm_finding(const comm::CommError& e, int rank) {
@@ -242,7 +230,7 @@ void Phase::train(Trainer& t) {
                                      {{"layout", layout_},
                                       {"done", std::to_string(done_)},
                                       {"steps", std::to_string(steps)},
-                                      {"timeout_s", num(o_.spec.timeout_s, "%g")}}));
+                                      {"timeout_s", number(o_.spec.timeout_s, "%g")}}));
       return;
     }
     if (o_.inject.kill_rank == rank_ && o_.inject.kill_step == s) {
@@ -262,7 +250,7 @@ void Phase::train(Trainer& t) {
   rep_.job(reports::make_finding("MODEL-DEADLINE", Status::kPass, layout_,
                                  {{"layout", layout_},
                                   {"steps", std::to_string(steps)},
-                                  {"timeout_s", num(o_.spec.timeout_s, "%g")}}));
+                                  {"timeout_s", number(o_.spec.timeout_s, "%g")}}));
   for (const auto& [group, seen] : replicas_) rep_.replica_finding(seen);
 }
 
@@ -325,7 +313,7 @@ void Phase::save(Trainer& t) {
   } else {
     params["detail"] = all.failed().empty()
                            ? "the manifest could not be written (see the finding of rank 0)"
-                           : "ranks " + ranks_text(all.failed()) +
+                           : "ranks " + rank_list(all.failed()) +
                                  " could not write their shards (see their MODEL-CKPT-* findings); "
                                  "no manifest was written, so this is not a checkpoint";
     rep_.job(reports::make_finding("MODEL-CKPT-WRITE", Status::kFail, o_.checkpoint_dir, params));
@@ -411,12 +399,12 @@ void Phase::resume() {
         rep_.job(reports::make_finding("MODEL-RESUME", Status::kPass, layout_, p));
       } else {
         p["step"] = std::to_string(differs_at + 1);
-        p["resumed"] = num(resumed_loss, "%.17g");
-        p["uninterrupted"] = num(losses_[static_cast<std::size_t>(differs_at)], "%.17g");
+        p["resumed"] = number(resumed_loss, "%.17g");
+        p["uninterrupted"] = number(losses_[static_cast<std::size_t>(differs_at)], "%.17g");
         rep_.job(reports::make_finding("MODEL-RESUME", Status::kFail, layout_, p));
       }
     } else {
-      params["detail"] = "ranks " + ranks_text(all.failed()) + " could not read their shards back";
+      params["detail"] = "ranks " + rank_list(all.failed()) + " could not read their shards back";
       rep_.job(reports::make_finding("MODEL-CKPT-READ", Status::kFail, o_.checkpoint_dir, params));
       rep_.job(reports::make_finding("MODEL-RESUME", Status::kSkip, layout_,
                                      {{"reason", "the checkpoint could not be read back"}}));
@@ -443,8 +431,8 @@ void Phase::judge_loss() {
       losses_.size() >= 2 && std::isfinite(first) && std::isfinite(last) && last < first;
   auto f = reports::make_finding("MODEL-LOSS", ok ? Status::kPass : Status::kFail, layout_,
                                  {{"layout", layout_},
-                                  {"first", num(first, "%.4f")},
-                                  {"last", num(last, "%.4f")},
+                                  {"first", number(first, "%.4f")},
+                                  {"last", number(last, "%.4f")},
                                   {"steps", std::to_string(losses_.size())}});
   f.metrics["loss_first"] = {first, ""};
   f.metrics["loss_last"] = {last, ""};

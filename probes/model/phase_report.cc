@@ -11,21 +11,17 @@ namespace hn::probes::model {
 namespace fw = stack::framework;
 using reports::Status;
 
-namespace {
-
-std::string num(double v, const char* f) {
+std::string number(double v, const char* format) {
   char b[48];
-  std::snprintf(b, sizeof b, f, v);
+  std::snprintf(b, sizeof b, format, v);
   return b;
 }
 
-std::string list(const std::vector<int>& v) {
+std::string rank_list(const std::vector<int>& ranks) {
   std::string s;
-  for (int r : v) s += (s.empty() ? "" : ",") + std::to_string(r);
+  for (int r : ranks) s += (s.empty() ? "" : ",") + std::to_string(r);
   return "[" + s + "]";
 }
-
-}  // namespace
 
 void PhaseReport::job(reports::Finding f) {
   if (rank_ == 0) result_.findings.push_back(std::move(f));
@@ -41,11 +37,11 @@ void PhaseReport::measure(const std::string& name, std::map<std::string, std::st
 void PhaseReport::layout_finding(fw::ProcessGroups& g, int world) {
   if (rank_ != 0) return;
   const fw::Layout& l = g.layout;
-  std::string groups = "tp " + list(g.tp->world_ranks()) + ", pp " + list(g.pp->world_ranks()) +
-                       ", dp " + list(g.dp->world_ranks());
+  std::string groups = "tp " + rank_list(g.tp->world_ranks()) + ", pp " +
+                       rank_list(g.pp->world_ranks()) + ", dp " + rank_list(g.dp->world_ranks());
   if (l.ep > 1)
-    groups +=
-        ", ep " + list(g.ep->world_ranks()) + ", expert-dp " + list(g.expert_dp->world_ranks());
+    groups += ", ep " + rank_list(g.ep->world_ranks()) + ", expert-dp " +
+              rank_list(g.expert_dp->world_ranks());
   groups = std::to_string(l.world() / l.tp) + " tp groups of " + std::to_string(l.tp) + ", " +
            std::to_string(l.world() / l.pp) + " pp groups of " + std::to_string(l.pp) + ", " +
            std::to_string(l.world() / l.dp) + " dp groups of " + std::to_string(l.dp) +
@@ -58,13 +54,13 @@ void PhaseReport::layout_finding(fw::ProcessGroups& g, int world) {
 void PhaseReport::replica_finding(const ReplicaSeen& s) {
   std::map<std::string, std::string> p = {
       {"group", s.group == "dp" ? "data-parallel" : "expert data-parallel"},
-      {"members", list(s.members)},
+      {"members", rank_list(s.members)},
       {"step", std::to_string(s.step + 1)}};
-  const std::string entity = s.group + " " + list(s.members);
+  const std::string entity = s.group + " " + rank_list(s.members);
   if (s.diverged.empty()) {
     add(reports::make_finding("MODEL-REPLICA", Status::kPass, entity, p));
   } else {
-    p["diverged"] = list(s.diverged);
+    p["diverged"] = rank_list(s.diverged);
     add(reports::make_finding("MODEL-REPLICA", Status::kFail, entity, p));
   }
 }
@@ -84,19 +80,19 @@ void PhaseReport::equivalence(const std::vector<double>& ref, const std::vector<
     }
   }
   std::map<std::string, std::string> p = {{"layout", layout_},
-                                          {"tolerance", num(tol, "%.0e")},
+                                          {"tolerance", number(tol, "%.0e")},
                                           {"steps", std::to_string(n)},
-                                          {"max_diff", num(worst, "%.2e")},
+                                          {"max_diff", number(worst, "%.2e")},
                                           {"step", std::to_string(at + 1)}};
   Status st = Status::kPass;
   if (first_bad < par.size() || n < par.size()) {
     st = Status::kFail;
     const std::size_t s = first_bad < par.size() ? first_bad : n;
     p["step"] = std::to_string(s + 1);
-    p["parallel"] = s < par.size() ? num(par[s], "%.9g") : "?";
-    p["reference"] = s < ref.size() ? num(ref[s], "%.9g") : "not reached before the deadline";
+    p["parallel"] = s < par.size() ? number(par[s], "%.9g") : "?";
+    p["reference"] = s < ref.size() ? number(ref[s], "%.9g") : "not reached before the deadline";
     p["diff"] =
-        s < n ? num(std::abs(par[s] - ref[s]) / std::max(std::abs(ref[s]), 1e-12), "%.2e") : "?";
+        s < n ? number(std::abs(par[s] - ref[s]) / std::max(std::abs(ref[s]), 1e-12), "%.2e") : "?";
   }
   auto f = reports::make_finding("MODEL-EQUIVALENCE", st, layout_, p);
   f.metrics["max_relative_difference"] = {worst, ""};
@@ -120,9 +116,9 @@ fw::StepTime mean_step(const std::vector<fw::StepTime>& steps) {
 
 std::string encode_rows(const fw::StepTime& t) {
   std::ostringstream os;
-  os << "total\t\t" << num(t.total_ms, "%.17g") << "\t0\t0\n";
+  os << "total\t\t" << number(t.total_ms, "%.17g") << "\t0\t0\n";
   for (const auto& r : t.rows)
-    os << r.layer << '\t' << r.what << '\t' << num(r.ms, "%.17g") << '\t' << r.bytes << '\t'
+    os << r.layer << '\t' << r.what << '\t' << number(r.ms, "%.17g") << '\t' << r.bytes << '\t'
        << r.calls << '\n';
   return os.str();
 }
@@ -194,11 +190,11 @@ void PhaseReport::step_table(stack::comm::Communicator& world, const std::string
   measure("model.step_time", {{"layer", "total"}}, table.total_ms, "ms", reports::Better::kLower);
   auto f = reports::make_finding("MODEL-STEP-TIME", Status::kPass, layout_,
                                  {{"layout", layout_},
-                                  {"total_ms", num(table.total_ms, "%.2f")},
-                                  {"l4_ms", num(by_layer[4], "%.2f")},
-                                  {"l3_ms", num(by_layer[3], "%.2f")},
-                                  {"l2_ms", num(by_layer[2], "%.2f")},
-                                  {"l1_ms", num(by_layer[1], "%.2f")},
+                                  {"total_ms", number(table.total_ms, "%.2f")},
+                                  {"l4_ms", number(by_layer[4], "%.2f")},
+                                  {"l3_ms", number(by_layer[3], "%.2f")},
+                                  {"l2_ms", number(by_layer[2], "%.2f")},
+                                  {"l1_ms", number(by_layer[1], "%.2f")},
                                   {"steps", std::to_string(t.steps)},
                                   {"basis", basis}});
   f.metrics["step_ms"] = {table.total_ms, "ms"};

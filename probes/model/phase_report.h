@@ -51,6 +51,10 @@ class PhaseReport {
   ModelPhaseResult result_;
 };
 
+// printf-formatted number, and "[0,1,3]": the text the findings' parameters use.
+std::string number(double v, const char* format);
+std::string rank_list(const std::vector<int>& ranks);
+
 // The mean of the steps (all but the first when there are two or more).
 stack::framework::StepTime mean_step(const std::vector<stack::framework::StepTime>& steps);
 // "layer\twhat\tms\tbytes\tcalls" lines and back: the store exchange format.

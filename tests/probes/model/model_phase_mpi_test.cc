@@ -8,19 +8,11 @@
 
 #include <set>
 
+#include "tests/probes/model/phase_harness.h"
 #include "tests/support/process.h"
 #include "tests/support/skip.h"
 #include "tests/support/slurm_cluster.h"
 #include "tests/support/temp_dir.h"
-
-namespace {
-
-std::string model_step() {
-  std::string b = HN_BINARY;
-  return b.substr(0, b.rfind('/') + 1) + "model_step";
-}
-
-}  // namespace
 
 TEST_CASE("mpi: mpirun -np 4 model_step --layout tp=2,dp=2 trains and passes every check") {
   std::string mpirun;
@@ -31,7 +23,7 @@ TEST_CASE("mpi: mpirun -np 4 model_step --layout tp=2,dp=2 trains and passes eve
   hn::test::TempDir dir;
   const std::string json = dir.path() + "/model.json";
   auto r = hn::test::run_process(
-      {mpirun, "-np", "4", model_step(), "--layout", "tp=2,dp=2", "--steps", "6",
+      {mpirun, "-np", "4", hn::test::model_step_binary(), "--layout", "tp=2,dp=2", "--steps", "6",
        "--checkpoint-dir", dir.path(), "--rendezvous",
        "127.0.0.1:" + std::to_string(hn::test::free_tcp_port()), "--json", json},
       120,

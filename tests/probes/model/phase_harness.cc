@@ -73,6 +73,11 @@ PhaseRun run_phase(int n, const probes::model::ModelPhaseOptions& options,
   return run;
 }
 
+std::string model_step_binary() {
+  const std::string b = HN_BINARY;
+  return b.substr(0, b.rfind('/') + 1) + "model_step";
+}
+
 std::vector<double> single_rank_losses(const probes::ModelSpec& spec, const compat::OpMatrix& m) {
   stack::comm::CommOptions solo;
   solo.rank = 0;

@@ -39,6 +39,9 @@ struct PhaseSetup {
 PhaseRun run_phase(int ranks, const probes::model::ModelPhaseOptions& options,
                    const PhaseSetup& setup = {});
 
+// build/bin/model_step, next to the hnprecheck binary.
+std::string model_step_binary();
+
 // The losses of the same model trained by this process alone (a world of
 // one: no threads, so launching ranks afterwards is still safe).
 std::vector<double> single_rank_losses(const probes::ModelSpec& spec, const compat::OpMatrix& m);
