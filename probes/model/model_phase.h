@@ -18,6 +18,27 @@
 //   L7  MODEL-CKPT-WRITE / -READ (throughput), MODEL-CKPT-HUNG (naming the
 //       call), MODEL-CKPT-IO-ERROR
 //
+// For a caller (certify's model phase; bench/model_step does the same):
+//   1. Before any traffic, on every rank: resolve_model(profile, overrides,
+//      world_size, node) (model_options.h) with the profile's `model:`
+//      section and the command line's --layout/--steps/--checkpoint-dir/
+//      --backend/--matrix. It throws compat::InputError naming the option or
+//      field and the numbers: exit 2, nothing run. Keep the ResolvedModel
+//      alive for the call (it owns a matrix read from a file).
+//   2. A world stack::comm::Communicator over every rank of the job (its
+//      store and links; shm or TCP, full mesh). Groups are split from it
+//      (and, with model.planes, get their own links over its store). Its
+//      CommOptions timeout bounds each collective.
+//   3. A deadline, the same instant on every rank: now + spec.timeout_s,
+//      or less if the caller's own budget is shorter.
+//   4. run_model_phase(world, resolved.options, deadline) on every rank.
+//      It returns this rank's findings (rank 0 holds the job's), rank 0's
+//      measurements (reports/measurement.h, names model.*: e.g.
+//      model.step_time{layer,op}, model.checkpoint.write_throughput,
+//      model.equivalence_max_diff) and rank 0's step table
+//      (reports/step_table.h) for the text and HTML reports. The caller
+//      gathers the other ranks' findings (they are distinct) and adds them.
+//
 // Contract. run_model_phase() is collective: every rank of `world` calls it
 // with the same options. Findings about the job (loss, equivalence, step
 // time, layout, operators, checkpoint figures) come from rank 0 only;
