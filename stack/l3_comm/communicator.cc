@@ -10,6 +10,9 @@
 
 namespace hn::stack::comm {
 
+// split.cc: rethrows the CommError being handled with the root's ranks.
+[[noreturn]] void rethrow_in_parent_ranks(const std::vector<int>& ranks, const std::string& group);
+
 namespace {
 
 // The rendezvous is the launcher's address (MASTER_ADDR, --rendezvous), like
@@ -128,6 +131,11 @@ void Communicator::connect_all(const ErrorContext& ctx) {
 }
 
 Communicator::~Communicator() {
+  if (parent_ && device_) {  // a group with links of its own: no more interrupts for them
+    Communicator* root = parent_;
+    while (root->parent_) root = root->parent_;
+    root->watch_device(device_.get(), false);
+  }
   const bool failing = std::uncaught_exceptions() > 0 || abort_.is_set();
   if (client_) client_->close(!failing);
   if (server_)
@@ -143,15 +151,22 @@ Communicator::~Communicator() {
 void Communicator::on_watch_event(int dead_rank, const std::string& reason) {
   abort_.set(dead_rank, reason);
   if (Device* d = live_device_.load(std::memory_order_acquire)) d->interrupt();
+  std::lock_guard<std::mutex> lock(watched_mu_);
+  for (Device* d : watched_) d->interrupt();
 }
 
 void Communicator::check_abort(const char* operation) const {
-  if (!abort_.is_set()) return;
+  if (!aborts().is_set()) return;
   ErrorContext ctx;
   ctx.local_rank = opt_.rank;
   ctx.plane = opt_.link.plane;
   ctx.operation = operation;
-  throw_aborted(abort_, ctx);
+  if (!parent_) throw_aborted(abort_, ctx);
+  try {
+    throw_aborted(aborts(), ctx);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);  // split.cc
+  }
 }
 
 Store& Communicator::store() {
@@ -165,9 +180,14 @@ void Communicator::run(Schedule& s, const char* operation, std::chrono::millisec
   run_ctx_.local_rank = opt_.rank;
   run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
   run_ctx_.operation.assign(operation);
-  if (abort_.is_set()) check_abort(operation);
+  if (aborts().is_set()) check_abort(operation);
   auto t = timeout.count() > 0 ? timeout : opt_.timeout;
-  run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+  if (!parent_) return run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+  try {
+    run_schedule(*device_, s, Clock::now() + t, aborts(), run_ctx_);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);
+  }
 }
 
 }  // namespace hn::stack::comm
