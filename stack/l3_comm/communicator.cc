@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "stack/l3_comm/fault_injection.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l3_comm/tcp/device.h"
 
@@ -167,6 +168,11 @@ void Communicator::run(Schedule& s, const char* operation, std::chrono::millisec
   run_ctx_.operation.assign(operation);
   if (abort_.is_set()) check_abort(operation);
   auto t = timeout.count() > 0 ? timeout : opt_.timeout;
+  if (fault_ != 0 && fault_paused_ == 0) [[unlikely]] {
+    testing::run_with_fault(static_cast<testing::Fault>(fault_), *device_, s, Clock::now() + t,
+                            abort_, run_ctx_, fault_scratch_);
+    return;
+  }
   run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
 }
 

@@ -34,6 +34,13 @@
 
 namespace hn::stack::comm {
 
+class Communicator;
+namespace testing {  // fault_injection.h: test-only faults in the data path
+enum class Fault : int;
+void set_fault(Communicator& c, Fault f);
+class FaultPause;
+}  // namespace testing
+
 enum class TransportKind { kAuto, kTcp, kShm };
 std::string_view to_string(TransportKind t);
 // "auto", "tcp", "shm"; throws std::invalid_argument otherwise.
@@ -95,6 +102,8 @@ class Communicator {
   }
 
  private:
+  friend void testing::set_fault(Communicator& c, testing::Fault f);
+  friend class testing::FaultPause;
   void on_watch_event(int dead_rank, const std::string& reason);
   void connect_all(const ErrorContext& ctx);
 
@@ -110,6 +119,8 @@ class Communicator {
   ErrorContext run_ctx_;
   std::vector<std::byte> scratch_[4];
   std::vector<int> index_scratch_;
+  int fault_ = 0, fault_paused_ = 0;  // testing::Fault; 0 = none
+  std::vector<std::byte> fault_scratch_;
 };
 
 }  // namespace hn::stack::comm
