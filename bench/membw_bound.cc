@@ -118,7 +118,9 @@ class Probe {
     }
     // 16 KiB pieces: the N-way sum of a piece stays in L1, the copies follow
     // the reductions closely, and one atomic per piece costs nothing.
-    pieces_ = std::max<std::size_t>(1, len_[0] * sizeof(float) / (16 << 10));
+    const char* pk = std::getenv("HN_BOUND_PIECE_KB");
+    const std::size_t piece = (pk ? std::strtoul(pk, nullptr, 10) : 16) << 10;
+    pieces_ = std::max<std::size_t>(1, len_[0] * sizeof(float) / piece);
     ctl_->reduced[r_].v.store(0, std::memory_order_relaxed);  // read only after the next barrier
   }
 

@@ -77,6 +77,8 @@ class Communicator {
   Device* device() const { return device_.get(); }
 
   // Runs one collective's schedule under timeout (0: the communicator's).
+  // operation names it in errors and must be a string literal (it is
+  // compared by address to skip copying it on every call).
   void run(Schedule& s, const char* operation,
            std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   // Throws the pending abort, if any (a death reported between collectives).
@@ -117,6 +119,7 @@ class Communicator {
   AbortState abort_;
   Schedule schedule_;
   ErrorContext run_ctx_;
+  const char* run_op_ = nullptr;  // the operation run_ctx_ names
   std::vector<std::byte> scratch_[4];
   std::vector<int> index_scratch_;
   int fault_ = 0, fault_paused_ = 0;  // testing::Fault; 0 = none

@@ -158,9 +158,8 @@ std::string pending_text(const Schedule& s) {
 
 }  // namespace
 
-void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const AbortState& abort,
-                  const ErrorContext& ctx) {
-  const auto t0 = Clock::now();
+void run_schedule(Device& device, Schedule& s, Clock::time_point t0, Clock::time_point deadline,
+                  const AbortState& abort, const ErrorContext& ctx) {
   auto elapsed = [&] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
   };

@@ -99,8 +99,9 @@ class AbortState {
 };
 
 // ctx names the local rank, plane and operation; peer fields are filled in.
-void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const AbortState& abort,
-                  const ErrorContext& ctx);
+// start is when the collective began (errors report the time since).
+void run_schedule(Device& device, Schedule& s, Clock::time_point start, Clock::time_point deadline,
+                  const AbortState& abort, const ErrorContext& ctx);
 
 // Throws the PeerDiedError/AuthError that abort describes.
 [[noreturn]] void throw_aborted(const AbortState& abort, ErrorContext ctx);
