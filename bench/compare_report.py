@@ -58,8 +58,8 @@ def best_of(cfg, tool, size):
 
 
 def default_of(cfg, tool):
-    names = {"mpi": "allreduce_algorithm=auto single_copy=cma malloc=default",
-             "gloo": "allreduce_ring async malloc=default"}
+    names = {"mpi": "allreduce_algorithm=auto single_copy=cma glibc=default",
+             "gloo": "allreduce_ring async glibc=default"}
     return names[tool]
 
 

@@ -39,7 +39,12 @@ if os.environ.get("COMPARE_QUICK"):  # a smoke test of the script: two sizes, fe
 PLAN = ",".join(":".join(str(x) for x in g) for g in GROUPS)
 BOUND_PLAN = [g for g in GROUPS if g[0] > 8]
 
-MALLOC_TUNED = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
+# The glibc tunables a peer may get: no fresh mmap (and its page faults) for
+# every large temporary, and no `rep movsb` in memcpy, which on this AMD VM
+# drops to ~3 GB/s when dst - src is 1-32 bytes past a multiple of 64 (as
+# between a malloc'd buffer and a 64-byte aligned fifo slot); see README.
+MALLOC_TUNED = ("glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295:"
+                "glibc.cpu.x86_rep_movsb_threshold=4611686018427387904")
 MPI_ALGS = {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",
             5: "segmented_ring", 6: "rabenseifner"}
 GLOO_ALGS = ["allreduce_ring", "allreduce_bcube", "ring", "ring_chunked", "halving_doubling",
@@ -71,9 +76,9 @@ def gloo_settings():
 def label(tool, s):
     if tool == "mpi":
         alg = "auto" if s["alg"] == 0 else f'{MPI_ALGS[s["alg"]]}({s["alg"]})'
-        return f'allreduce_algorithm={alg} single_copy={s["cma"]} malloc={s["malloc"]}'
+        return f'allreduce_algorithm={alg} single_copy={s["cma"]} glibc={s["malloc"]}'
     if tool == "gloo":
-        return f'{s["algo"]} {s["mode"]} malloc={s["malloc"]}'
+        return f'{s["algo"]} {s["mode"]} glibc={s["malloc"]}'
     return ""
 
 

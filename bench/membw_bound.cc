@@ -6,10 +6,13 @@
 // blocks from the ranks that reduced them. Inputs and outputs live in one
 // shared memfd mapping; a block is copied piece by piece as soon as its owner
 // has reduced that piece (a release/acquire counter per rank), and one barrier
-// ends each iteration. busbw = size x 2(N-1)/N / time, as `bench` reports it,
-// so `bench/compare.sh` prints ours as a fraction of this.
+// ends each iteration. Like `bench`, iterations alternate between two input
+// buffers. busbw = size x 2(N-1)/N / time, as `bench` reports it, so
+// `bench/compare.sh` prints ours as a fraction of this.
 //
-//   membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] [--iters N] [--warmup N] [--json PATH]
+//   membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] [--iters N] [--warmup N]
+//               [--piece KIB] [--json PATH]
+// --piece (default 16): the granularity of the pipelining (1 KiB .. any).
 //
 // Sizes are per-rank buffer bytes of f32, like bench's allreduce sizes. The
 // result is checked once per size (untimed) so the bound never comes from a
@@ -43,13 +46,14 @@ struct Args {
   std::size_t min_bytes = 64 << 10, max_bytes = 256u << 20;
   double factor = 4;
   int iters = 20, warmup = 5;
+  std::size_t piece = 16 << 10;
   std::string json;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "membw_bound: %s\nusage: membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] "
-               "[--iters N] [--warmup N] [--json PATH]\n",
+               "[--iters N] [--warmup N] [--piece KIB] [--json PATH]\n",
                why);
   std::exit(2);
 }
@@ -92,7 +96,7 @@ Args parse(int argc, char** argv) {
       usage(("unknown option " + k).c_str());
   }
   if (a.ranks < 1 || a.ranks > 64 || a.iters < 1 || a.warmup < 0 || !(a.factor > 1) ||
-      a.min_bytes > a.max_bytes)
+      a.min_bytes > a.max_bytes || a.piece < 1024)
     usage("bad value");
   return a;
 }
@@ -109,17 +113,17 @@ struct Control {
 
 class Probe {
  public:
-  Probe(Control* ctl, std::byte* data, int n, int r, std::size_t bytes, bool oversubscribed)
+  Probe(Control* ctl, std::byte* data, int n, int r, std::size_t bytes, std::size_t piece,
+        bool oversubscribed)
       : ctl_(ctl), data_(data), n_(n), r_(r), bytes_(bytes), yield_(oversubscribed) {
     const std::size_t count = bytes / sizeof(float);
     for (int b = 0; b < n; ++b) {
       off_.push_back(count / n * b + std::min<std::size_t>(b, count % n));
       len_.push_back(count / n + (static_cast<std::size_t>(b) < count % n ? 1 : 0));
     }
-    // 16 KiB pieces: the N-way sum of a piece stays in L1, the copies follow
-    // the reductions closely, and one atomic per piece costs nothing.
-    const char* pk = std::getenv("HN_BOUND_PIECE_KB");
-    const std::size_t piece = (pk ? std::strtoul(pk, nullptr, 10) : 16) << 10;
+    // 16 KiB pieces by default: the N-way sum of a piece stays in L1, the
+    // copies follow the reductions closely, and one atomic per piece costs
+    // nothing.
     pieces_ = std::max<std::size_t>(1, len_[0] * sizeof(float) / piece);
     ctl_->reduced[r_].v.store(0, std::memory_order_relaxed);  // read only after the next barrier
   }
@@ -217,7 +221,7 @@ int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
   const std::size_t max = sizes(a).back();
   const std::size_t ctl_bytes = (sizeof(Control) + 4095) / 4096 * 4096;
-  const std::size_t total = ctl_bytes + 2 * max * static_cast<std::size_t>(a.ranks);
+  const std::size_t total = ctl_bytes + 3 * max * static_cast<std::size_t>(a.ranks);
   void* map = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) {
     std::perror("membw_bound: mmap");
@@ -236,7 +240,7 @@ int main(int argc, char** argv) {
                   a.ranks, oversubscribed ? " (more ranks than CPUs: yielding waits)" : "", a.iters,
                   a.warmup, "size(B)", "time(us)", "busbw", "#wrong");
     for (std::size_t bytes : sizes(a)) {
-      Probe p(ctl, data, a.ranks, r, bytes, oversubscribed);
+      Probe p(ctl, data, a.ranks, r, bytes, a.piece, oversubscribed);
       p.fill();
       p.barrier();
       for (int i = 0; i < a.warmup; ++i) p.iteration();
