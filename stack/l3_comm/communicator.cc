@@ -172,13 +172,12 @@ void Communicator::run(Schedule& s, const char* operation, std::chrono::millisec
   }
   if (abort_.is_set()) check_abort(operation);
   const auto t = timeout.count() > 0 ? timeout : opt_.timeout;
-  const auto start = Clock::now();
   if (fault_ != 0 && fault_paused_ == 0) [[unlikely]] {
-    testing::run_with_fault(static_cast<testing::Fault>(fault_), *device_, s, start, start + t,
-                            abort_, run_ctx_, fault_scratch_);
+    testing::run_with_fault(static_cast<testing::Fault>(fault_), *device_, s, t, abort_, run_ctx_,
+                            fault_scratch_);
     return;
   }
-  run_schedule(*device_, s, start, start + t, abort_, run_ctx_);
+  run_schedule(*device_, s, t, abort_, run_ctx_);
 }
 
 }  // namespace hn::stack::comm

@@ -53,8 +53,8 @@ void discard(Transfer& t, std::byte* scratch) {
 
 }  // namespace
 
-void run_with_fault(Fault f, Device& device, Schedule& s, Clock::time_point start,
-                    Clock::time_point deadline, const AbortState& abort, const ErrorContext& ctx,
+void run_with_fault(Fault f, Device& device, Schedule& s, std::chrono::milliseconds timeout,
+                    const AbortState& abort, const ErrorContext& ctx,
                     std::vector<std::byte>& scratch) {
   std::size_t biggest = 0;
   for (const auto& t : s.transfers)
@@ -78,7 +78,7 @@ void run_with_fault(Fault f, Device& device, Schedule& s, Clock::time_point star
       if (last >= 0) {
         const Transfer orig = s.transfers[last];
         discard(s.transfers[last], scratch.data());
-        run_schedule(device, s, start, deadline, abort, ctx);
+        run_schedule(device, s, timeout, abort, ctx);
         const std::size_t esz = op::dtype_size(s.dtype);
         if (orig.bytes <= esz) return;  // one element: it only keeps its stale value
         const std::size_t n = orig.bytes / esz - 1;
@@ -92,12 +92,12 @@ void run_with_fault(Fault f, Device& device, Schedule& s, Clock::time_point star
       }
       break;
     case Fault::kZeroedOutput:
-      run_schedule(device, s, start, deadline, abort, ctx);
+      run_schedule(device, s, timeout, abort, ctx);
       for (const auto& t : s.transfers)
         if (!t.send && t.bytes) std::memset(t.buf, 0, t.bytes);
       return;
   }
-  run_schedule(device, s, start, deadline, abort, ctx);
+  run_schedule(device, s, timeout, abort, ctx);
 }
 
 }  // namespace hn::stack::comm::testing

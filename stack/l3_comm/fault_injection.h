@@ -59,8 +59,8 @@ class FaultPause {
 };
 
 // Communicator::run's faulty path: runs s with fault f.
-void run_with_fault(Fault f, Device& device, Schedule& s, Clock::time_point start,
-                    Clock::time_point deadline, const AbortState& abort, const ErrorContext& ctx,
+void run_with_fault(Fault f, Device& device, Schedule& s, std::chrono::milliseconds timeout,
+                    const AbortState& abort, const ErrorContext& ctx,
                     std::vector<std::byte>& scratch);
 
 }  // namespace hn::stack::comm::testing
