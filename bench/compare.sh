@@ -14,7 +14,10 @@
 # setting once, then runs REPEATS interleaved rounds of ours, the bound, and
 # each peer's defaults and finalists; bench/compare_report.py prints medians
 # with their p10-p90 spread, the settings of every peer row, the ratios, and
-# the load average before, during and after. Writes build/bench-compare.json.
+# the load average before, during and after. Writes build/bench-compare.json
+# and build/bench-compare.md, and (unless COMPARE_QUICK=1, a smoke test) puts
+# that Markdown table between the "compare:begin/end" markers of
+# bench/README.md, so the README holds the last full run as it was measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
@@ -45,4 +48,20 @@ ip -n $ns_a link set hnva up && ip -n $ns_b link set hnvb up
 
 python3 bench/compare_run.py --repeats "$reps" --configs "$configs" --out "$out" \
   --ns-a $ns_a --ns-b $ns_b
-python3 bench/compare_report.py "$out/results.jsonl" build/bench-compare.json
+COMPARE_CMD="bench/compare.sh $reps $configs" python3 bench/compare_report.py \
+  "$out/results.jsonl" build/bench-compare.json build/bench-compare.md
+if [ -z "${COMPARE_QUICK:-}" ]; then
+  python3 - bench/README.md build/bench-compare.md <<'PY'
+import os, sys
+readme, table = sys.argv[1], open(sys.argv[2]).read()
+begin, end = "<!-- compare:begin -->", "<!-- compare:end -->"
+text = open(readme).read()
+if text.count(begin) != 1 or text.count(end) != 1:
+    sys.exit(f"compare.sh: {readme} needs one '{begin}' and one '{end}' line")
+head, rest = text.split(begin)
+tmp = readme + ".tmp"
+open(tmp, "w").write(head + begin + "\n" + table + rest[rest.index(end):])
+os.replace(tmp, readme)
+print(f"written: {readme} (between the compare markers)")
+PY
+fi

@@ -9,9 +9,14 @@ measured repeats with their p10-p90 spread. The 8 B row is latency in us, and
 its ratios are peer/ours, so > 1 means we are faster. Floors (issue 16): busbw
 >= 1.0x each peer at its best from 64 KiB to 256 MiB; shm >= 70 % of the bound
 from 64 KiB to 64 MiB; 8 B latency at parity with Open MPI at its best.
-Writes the same as JSON.
+Writes the same as JSON and, with a third argument, as a Markdown section
+(the tables, the settings of every peer figure, the load and how it was
+measured) that bench/compare.sh splices into bench/README.md.
 """
+import datetime
 import json
+import os
+import platform
 import statistics
 import sys
 from collections import defaultdict
@@ -76,8 +81,26 @@ def ratio(ours, peer, latency):
     return peer["median"] / ours["median"] if latency else ours["median"] / peer["median"]
 
 
+MD_CFG = {"shm2": "2 ranks, shared memory", "shm4": "4 ranks, shared memory",
+          "tcp2": "2 ranks, TCP over a veth between two network namespaces"}
+
+
+def size_name(z):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if z >= 1 << shift and z % (1 << shift) == 0:
+            return f"{z >> shift} {unit}"
+    return f"{z} B"
+
+
 def r2(x):
     return "-" if x is None else f"{x:.2f}"
+
+
+md = []  # the Markdown section, filled alongside the text table
+
+
+def mfmt(st):
+    return fmt(st).replace(" [", " <sub>[") + "</sub>" if st else "-"
 
 
 report = {"load": [{k: m[k] for k in ("what", "load", "elapsed_s")} for m in marks],
@@ -96,6 +119,12 @@ for cfg in ("shm2", "shm4", "tcp2"):
     print(f"\n== {cfg} == medians of {reps} interleaved repeats [p10-p90]; busbw GB/s, 8 B: "
           "latency us (ratios peer/ours)")
     out = []
+    md += [f"\n**{cfg}** ({MD_CFG[cfg]}): medians of {reps} interleaved repeats, p10-p90 in "
+           "brackets; busbw GB/s, 8 B row: latency us; ratios are ours/peer (8 B: peer/ours), "
+           "> 1 means we are faster.\n",
+           "| size | ours | bound | ours/bound | Open MPI default | Open MPI best | ours/best "
+           "| Open MPI best settings | Gloo default | Gloo best | ours/best | Gloo best settings "
+           "| floors |", "|" + "---|" * 13]
     for z in sizes:
         lat = z <= 8
         o = stats(cfg, "ours", "", z)
@@ -133,7 +162,33 @@ for cfg in ("shm2", "shm4", "tcp2"):
         print(f'{"":>13}floors: ' + ("met" if not missed else "MISSED: " + ", ".join(missed)) +
               (f"   WRONG ELEMENTS: {wrong}" if wrong else ""))
         out.append(line)
+        md.append(f"| {size_name(z)} | {mfmt(o)} | {'-' if lat else mfmt(b)} | "
+                  f"{'-' if lat else r2(line['ours_over_bound'])} | " +
+                  " | ".join(f"{mfmt(line[t]['default'])} ({r2(line[t]['ours_vs_default'])}) | "
+                             f"{mfmt(line[t]['best'])} | {r2(line[t]['ours_vs_best'])} | "
+                             f"{line[t]['best_settings'] or '-'}" for t in ("mpi", "gloo")) +
+                  f" | {'met' if not missed else 'missed: ' + ', '.join(missed)}"
+                  f"{f'; {wrong} wrong elements' if wrong else ''} |")
+    if iperf:
+        md.append(f"\niperf3 over the same veth: one way {fmt(iperf)} GB/s, --bidir per direction "
+                  f"{fmt(bidir)} GB/s.")
     report["configs"][cfg] = {"rows": out, "iperf3_gbps": iperf, "iperf3_bidir_gbps": bidir}
 
 json.dump(report, open(sys.argv[2], "w"), indent=2)
 print(f"\nwritten: {sys.argv[2]}")
+if len(sys.argv) > 3:
+    quick = bool(os.environ.get("COMPARE_QUICK"))
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), platform.machine())
+    head = [f"Written by `{os.environ.get('COMPARE_CMD', 'bench/compare.sh')}` on "
+            f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs ({cpu}), "
+            f"Linux {platform.release()}" +
+            (" with COMPARE_QUICK=1: a smoke test of the script (two sizes, three settings per "
+             "peer), not a comparison." if quick else "."),
+            "", "Load average (1, 5, 15 min) during the run: " +
+            "; ".join(f'{m["what"]} {m["load"]}' for m in marks) + ".",
+            "A load average above the CPU count means other work shared the CPUs with the "
+            "ranks, and every tool's figures are lower and noisier than on a quiet machine."]
+    with open(sys.argv[3], "w") as f:
+        f.write("\n".join(head + md) + "\n")
+    print(f"written: {sys.argv[3]}")
