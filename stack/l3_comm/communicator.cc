@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "stack/l3_comm/fault_injection.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l3_comm/tcp/device.h"
 
@@ -176,15 +177,24 @@ Store& Communicator::store() {
 
 void Communicator::run(Schedule& s, const char* operation, std::chrono::milliseconds timeout) {
   if (s.transfers.empty()) return;
-  // Reused so the hot path does not allocate the operation's name.
-  run_ctx_.local_rank = opt_.rank;
-  run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
-  run_ctx_.operation.assign(operation);
+  // Reused so the hot path neither allocates nor copies the operation's name
+  // (callers pass string literals).
+  if (operation != run_op_) {
+    run_ctx_.local_rank = opt_.rank;
+    run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
+    run_ctx_.operation.assign(operation);
+    run_op_ = operation;
+  }
   if (aborts().is_set()) check_abort(operation);
-  auto t = timeout.count() > 0 ? timeout : opt_.timeout;
-  if (!parent_) return run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+  const auto t = timeout.count() > 0 ? timeout : opt_.timeout;
+  if (fault_ != 0 && fault_paused_ == 0) [[unlikely]] {
+    testing::run_with_fault(static_cast<testing::Fault>(fault_), *device_, s, t, aborts(), run_ctx_,
+                            fault_scratch_);
+    return;
+  }
+  if (!parent_) return run_schedule(*device_, s, t, abort_, run_ctx_);
   try {
-    run_schedule(*device_, s, Clock::now() + t, aborts(), run_ctx_);
+    run_schedule(*device_, s, t, aborts(), run_ctx_);
   } catch (const CommError&) {
     rethrow_in_parent_ranks(parent_ranks_, opt_.group);
   }

@@ -35,6 +35,13 @@
 
 namespace hn::stack::comm {
 
+class Communicator;
+namespace testing {  // fault_injection.h: test-only faults in the data path
+enum class Fault : int;
+void set_fault(Communicator& c, Fault f);
+class FaultPause;
+}  // namespace testing
+
 enum class TransportKind { kAuto, kTcp, kShm };
 std::string_view to_string(TransportKind t);
 // "auto", "tcp", "shm"; throws std::invalid_argument otherwise.
@@ -71,6 +78,8 @@ class Communicator {
   Device* device() const { return device_.get(); }
 
   // Runs one collective's schedule under timeout (0: the communicator's).
+  // operation names it in errors and must be a string literal (it is
+  // compared by address to skip copying it on every call).
   void run(Schedule& s, const char* operation,
            std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   // Throws the pending abort, if any (a death reported between collectives).
@@ -110,6 +119,8 @@ class Communicator {
   void watch_device(Device* d, bool add);
   // The parent's abort state for a sub-communicator: a death reaches every group.
   const AbortState& aborts() const { return parent_ ? parent_->aborts() : abort_; }
+  friend void testing::set_fault(Communicator& c, testing::Fault f);
+  friend class testing::FaultPause;
   void on_watch_event(int dead_rank, const std::string& reason);
   void connect_all(const ErrorContext& ctx);
 
@@ -123,6 +134,7 @@ class Communicator {
   AbortState abort_;
   Schedule schedule_;
   ErrorContext run_ctx_;
+  const char* run_op_ = nullptr;  // the operation run_ctx_ names
   std::vector<std::byte> scratch_[4];
   std::vector<int> index_scratch_;
   std::mutex watched_mu_;
@@ -130,6 +142,8 @@ class Communicator {
   Communicator* parent_ = nullptr;  // sub-communicators only
   std::vector<int> parent_ranks_;
   int splits_ = 0;  // splits made from this communicator (names their store scopes)
+  int fault_ = 0, fault_paused_ = 0;  // testing::Fault; 0 = none
+  std::vector<std::byte> fault_scratch_;
 };
 
 }  // namespace hn::stack::comm
