@@ -16,7 +16,9 @@
 # Prints a table and the load average, writes every run, the baseline and the
 # gate reports under build/gate-noise/, and the summary as JSON to
 # build/gate-noise.json; asserts nothing. Needs root; always deletes what it
-# made. Default rules unless RULES=FILE.
+# made. Default rules unless RULES=FILE. The same runs are also gated again
+# under rule variants ([defaults] lines, below), so one session shows what
+# each part of the rule trades: false alarms against detections.
 #   bench/gate_noise.sh [RUNS] [RATE]          e.g. bench/gate_noise.sh 10 400mbit
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -102,10 +104,29 @@ codes_slow=()
 for i in $(seq -w 1 "$runs"); do run "slow-$i"; codes_slow+=("$(gate "slow-$i")"); done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# The same runs under other rules: "variant;alarms;detections".
+variants=("k = 3" "k = 6" "min_change = 0.10" "beyond_range = false"
+          "min_change = 0.10, beyond_range = false" "min_change = 0.20")
+sensitivity=()
+for v in "${variants[@]}"; do
+  printf 'version = 1\n[defaults]\n%s\n' "${v//, /$'\n'}" >"$out/variant.toml"
+  alarms=0 hits=0
+  for i in $(seq -w $((runs + 1)) $((2 * runs))); do
+    "$bin" gate --baseline "$out/baseline.json" --rules "$out/variant.toml" "$out/runs/base-$i.json" \
+      >/dev/null 2>&1 || alarms=$((alarms + 1))
+  done
+  for i in $(seq -w 1 "$runs"); do
+    "$bin" gate --baseline "$out/baseline.json" --rules "$out/variant.toml" "$out/runs/slow-$i.json" \
+      >/dev/null 2>&1 || hits=$((hits + 1))
+  done
+  sensitivity+=("$v;$alarms;$hits")
+done
+
 python3 - "$out" "$runs" "$rate" "$slowed" "$load_before" "$load_after" "$(( $(date +%s) - start ))" \
-  "${codes_same[*]}" "${codes_slow[*]}" <<'EOF'
+  "${codes_same[*]}" "${codes_slow[*]}" "${sensitivity[@]}" <<'EOF'
 import json, sys
-out, runs, rate, slowed, lb, la, secs, same, slow = sys.argv[1:]
+out, runs, rate, slowed, lb, la, secs, same, slow = sys.argv[1:10]
+sens = sys.argv[10:]
 runs = int(runs)
 same, slow = [int(c) for c in same.split()], [int(c) for c in slow.split()]
 base = json.load(open(out + "/baseline.json"))
@@ -142,11 +163,18 @@ print(f"runs on the 20 % slower link: {len(slow)}, detected: {len(hits)} ({100*l
 for i, c in enumerate(slow):
     name = f"slow-{i + 1:0{len(str(runs))}d}"
     print(f"  {name}: exit {c}: {', '.join(regressed(name)) or '-'}")
+sensitivity = []
+print("the same runs under other rules (the defaults, with this changed):")
+for item in sens:
+    v, a, d = item.split(";")
+    sensitivity.append({"rules": v, "false_alarms": int(a), "detections": int(d)})
+    print(f"  {v:40}: false alarms {a}/{len(same)}, detections {d}/{len(slow)}")
 print(f"load average before {lb}, after {la}; {secs} s")
 summary = {"runs_per_phase": runs, "rate": rate, "slowed_bits_per_s": int(slowed),
            "false_alarms": len(alarms), "false_alarm_rate": len(alarms) / len(same),
            "detections": len(hits), "detection_rate": len(hits) / len(slow),
            "unchanged_exit_codes": same, "slowed_exit_codes": slow, "baseline": rows,
+           "variants": sensitivity,
            "load_before": lb, "load_after": la, "seconds": int(secs)}
 json.dump(summary, open("build/gate-noise.json", "w"), indent=2)
 print(json.dumps({k: summary[k] for k in ("false_alarm_rate", "detection_rate", "rate", "load_before", "load_after")}))

@@ -17,6 +17,7 @@ ordered_json thresholds_json(const Thresholds& t) {
   return {{"k", t.k},
           {"min_change", t.min_change},
           {"min_abs", t.min_abs},
+          {"beyond_range", t.beyond_range},
           {"min_runs", t.min_runs},
           {"fallback_change", t.fallback_change}};
 }
@@ -51,6 +52,7 @@ ordered_json metric_json(const MetricResult& r) {
     j["worse_by"] = num(x.worse_by);
     j["band_low"] = num(x.band_low);
     j["band_high"] = num(x.band_high);
+    j["limit"] = num(x.limit);
     j["basis"] = std::string(to_string(x.basis));
     j["fallback"] = x.fallback;
     j["thresholds"] = thresholds_json(r.thresholds);

@@ -33,6 +33,8 @@ std::string basis_text(const MetricResult& r) {
     case Basis::kFallback:
       return "fallback " + format_value(t.fallback_change * 100) + "%: fewer than " +
              std::to_string(t.min_runs) + " baseline runs, noise unknown";
+    case Basis::kBaselineRange:
+      return "the worst baseline run";
   }
   return "";
 }
@@ -60,6 +62,7 @@ void add_metric_figures(Finding& f, const MetricResult& r) {
   if (r.judgement) {
     f.metrics["band_low"] = {r.judgement->band_low, u};
     f.metrics["band_high"] = {r.judgement->band_high, u};
+    f.metrics["limit"] = {r.judgement->limit, u};
   }
 }
 
@@ -73,7 +76,7 @@ Finding metric_finding(const MetricResult& r) {
       p["change"] = percent(j.change);
       p["band_low"] = format_value(j.band_low);
       p["band_high"] = format_value(j.band_high);
-      p["edge"] = format_value(sense == Sense::kHigherIsBetter ? j.band_low : j.band_high);
+      p["edge"] = format_value(j.limit);
       p["sense"] = std::string(to_string(sense));
       p["basis"] = basis_text(r);
       p["verdict"] =

@@ -22,17 +22,16 @@ std::optional<reports::Status> missing_of(compat::TomlTable& t, const char* key)
 }
 
 // The threshold keys a table ([defaults] or a [[metric]]) may carry.
-void read_thresholds(compat::TomlTable& t, std::optional<double>& k,
-                     std::optional<double>& min_change, std::optional<double>& min_abs,
-                     std::optional<double>& fallback_change, std::optional<int>& min_runs) {
-  k = t.number("k");
-  min_change = t.number("min_change");
-  min_abs = t.number("min_abs");
-  fallback_change = t.number("fallback_change");
+void read_thresholds(compat::TomlTable& t, MetricRule& r) {
+  r.k = t.number("k");
+  r.min_change = t.number("min_change");
+  r.min_abs = t.number("min_abs");
+  r.fallback_change = t.number("fallback_change");
+  r.beyond_range = t.boolean("beyond_range");
   if (auto n = t.integer("min_runs")) {
     if (*n < 1 || *n > 1000000)
       t.fail(*t.get("min_runs"), t.field("min_runs"), "must be in [1, 1000000]");
-    min_runs = static_cast<int>(*n);
+    r.min_runs = static_cast<int>(*n);
   }
 }
 
@@ -49,7 +48,7 @@ MetricRule parse_metric(compat::TomlTable& t, const std::string& file, const Rul
   r.origin = file + ":" + std::to_string(t.line());
   r.name = t.str("name", "*");
   r.labels = t.string_map("labels");
-  read_thresholds(t, r.k, r.min_change, r.min_abs, r.fallback_change, r.min_runs);
+  read_thresholds(t, r);
   if (const toml::value* b = t.get("better")) {
     try {
       r.better = reports::better_from_string(t.str("better"));
@@ -60,11 +59,11 @@ MetricRule parse_metric(compat::TomlTable& t, const std::string& file, const Rul
   r.missing = missing_of(t, "missing");
   r.ignore = t.boolean("ignore").value_or(false);
   const bool sets_something = r.k || r.min_change || r.min_abs || r.fallback_change || r.min_runs ||
-                              r.better || r.missing || r.ignore;
+                              r.beyond_range || r.better || r.missing || r.ignore;
   if (!sets_something)
     t.fail(t.value(), t.field("name"),
            "this rule sets nothing (give k, min_change, min_abs, min_runs, fallback_change, "
-           "better, missing or ignore)");
+           "beyond_range, better, missing or ignore)");
   check_thresholds(t, rules.thresholds(&r));
   t.finish();
   return r;
@@ -116,6 +115,7 @@ Thresholds Rules::thresholds(const MetricRule* rule) const {
   if (rule->min_abs) t.min_abs = *rule->min_abs;
   if (rule->fallback_change) t.fallback_change = *rule->fallback_change;
   if (rule->min_runs) t.min_runs = *rule->min_runs;
+  if (rule->beyond_range) t.beyond_range = *rule->beyond_range;
   return t;
 }
 
@@ -130,7 +130,7 @@ Rules parse_rules(const std::string& text, const std::string& file) {
   if (const toml::value* d = t.get("defaults")) {
     compat::TomlTable dt(*d, file, "defaults");
     MetricRule over;
-    read_thresholds(dt, over.k, over.min_change, over.min_abs, over.fallback_change, over.min_runs);
+    read_thresholds(dt, over);
     rules.defaults = rules.thresholds(&over);
     check_thresholds(dt, rules.defaults);
     dt.finish();

@@ -26,6 +26,7 @@ struct MetricRule {
   std::map<std::string, std::string> labels;  // globs; each listed label must match
   std::optional<double> k, min_change, min_abs, fallback_change;
   std::optional<int> min_runs;
+  std::optional<bool> beyond_range;
   std::optional<reports::Better> better;  // for figures whose producer states none
   std::optional<reports::Status> missing;
   bool ignore = false;  // shown, never judged

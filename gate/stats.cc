@@ -85,6 +85,8 @@ std::string_view to_string(Basis b) {
       return "minimum absolute change";
     case Basis::kFallback:
       return "fallback";
+    case Basis::kBaselineRange:
+      return "baseline range";
   }
   return "noise band";
 }
@@ -102,6 +104,8 @@ std::string threshold_problem(const Thresholds& t) {
 Judgement judge(Sense sense, const Spread& base, double current, const Thresholds& t) {
   if (base.n < 1) throw std::invalid_argument("the baseline has no value to judge against");
   if (!std::isfinite(current)) throw std::invalid_argument("the value to judge is not finite");
+  if (!(base.min <= base.centre && base.centre <= base.max))
+    throw std::invalid_argument("the baseline summary's min, centre and max are out of order");
   if (std::string why = threshold_problem(t); !why.empty()) throw std::invalid_argument(why);
 
   Judgement j;
@@ -126,8 +130,17 @@ Judgement judge(Sense sense, const Spread& base, double current, const Threshold
   }
   j.band_low = base.centre - j.half_width;
   j.band_high = base.centre + j.half_width;
-  // Strictly beyond: a value on the edge of the band is still noise.
-  if (j.worse_by > j.half_width)
+  const bool higher = sense == Sense::kHigherIsBetter;
+  j.limit = higher ? j.band_low : j.band_high;
+  if (t.beyond_range) {
+    const double worst = higher ? base.min : base.max;
+    if (higher ? worst < j.limit : worst > j.limit) {
+      j.limit = worst;
+      j.basis = Basis::kBaselineRange;
+    }
+  }
+  // Strictly beyond: a value on the edge is still noise.
+  if (higher ? current < j.limit : current > j.limit)
     j.outcome = Outcome::kRegressed;
   else if (-j.worse_by > j.half_width)
     j.outcome = Outcome::kImproved;

@@ -10,7 +10,7 @@ constexpr CatalogEntry kEntries[] = {
     {"GATE-METRIC", Layer::kL3, "figure within the baseline's noise band",
      "{name} {value} {unit} ({change}) vs baseline {centre}: {verdict}, band {band_low} .. "
      "{band_high} ({basis}; {n} baseline run(s), {runs} new)",
-     "{name} regressed: {value} {unit} ({change}) vs baseline {centre} {unit}, {sense}; the band "
+     "{name} regressed: {value} {unit} ({change}) vs baseline {centre} {unit}, {sense}; noise "
      "ends at {edge} ({basis}; {n} baseline run(s), {runs} new)",
      "Something made this figure worse since the baseline: a driver, firmware, switch or profile "
      "change, or a degraded node. Compare a baseline snapshot with a new one (`hnprecheck diff`) "

@@ -47,19 +47,33 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
   for (const auto& [k, n] : kinds)
     kind_text += (kind_text.empty() ? "" : ", ") + std::to_string(n) + " " + k;
   int judged = 0, informational = 0, fallback = 0;
-  std::vector<std::string> unknown;
+  std::vector<std::string> unknown, outliers;
   const gate::Thresholds defaults;
+  // A run the gate itself would call a regression: with beyond_range it
+  // widens what gate tolerates for that figure, so the user should know.
+  gate::Thresholds band_only = defaults;
+  band_only.beyond_range = false;
   for (const auto& m : b.metrics) {
     if (!m.stated) {
       unknown.push_back(reports::identity(m.measurement));
       continue;
     }
-    if (!gate::sense_of(m.measurement.better)) {
+    const auto sense = gate::sense_of(m.measurement.better);
+    if (!sense) {
       ++informational;
       continue;
     }
     ++judged;
-    if (static_cast<int>(m.values.size()) < defaults.min_runs) ++fallback;
+    if (static_cast<int>(m.values.size()) < defaults.min_runs) {
+      ++fallback;
+      continue;
+    }
+    const gate::Spread s = *m.summary();
+    for (std::size_t i = 0; i < m.values.size(); ++i)
+      if (gate::judge(*sense, s, m.values[i], band_only).outcome == gate::Outcome::kRegressed)
+        outliers.push_back(reports::identity(m.measurement) + " in " + b.runs[m.runs[i]].source +
+                           ": " + gate::format_value(m.values[i]) + " vs median " +
+                           gate::format_value(s.centre));
   }
   os << "baseline " << out << ": " << b.runs.size() << " run(s) (" << kind_text << "), id " << b.id
      << "\n  figures: " << b.metrics.size() << " (" << judged << " with a direction, "
@@ -70,6 +84,14 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
        << " values: with the default rules the gate cannot know their noise and judges them by "
           "the fallback (a change of more than "
        << gate::format_value(defaults.fallback_change * 100) << "%)\n";
+  if (!outliers.empty()) {
+    os << "  note: " << outliers.size()
+       << " value(s) lie beyond their figure's noise band; a regression must be worse than the "
+          "worst "
+          "baseline run, so drop a run that was not healthy and build the baseline again:\n";
+    for (std::size_t i = 0; i < outliers.size() && i < 5; ++i) os << "    " << outliers[i] << "\n";
+    if (outliers.size() > 5) os << "    ... and " << outliers.size() - 5 << " more\n";
+  }
   if (!unknown.empty()) {
     os << "  note: no direction is known for " << unknown.size()
        << " figure(s); the gate reports them as GATE-METRIC-UNJUDGED unless a rules file gives "
@@ -171,8 +193,9 @@ Command gate() {
       "the kind is recognised by content. `gate baseline` keeps every figure of the runs with\n"
       "its median and robust spread (MAD x 1.4826), every check's status and each host's\n"
       "snapshot. `gate` compares new runs with it: a figure regresses only when it is worse than\n"
-      "the baseline median by more than k x spread AND min_change x median (defaults k = 4,\n"
-      "min_change = 10%; with fewer than 5 baseline values a stated fallback of 25% applies);\n"
+      "the baseline median by more than k x spread AND min_change x median AND worse than every\n"
+      "baseline run (defaults k = 4, min_change = 15%; with fewer than 5 baseline values a stated\n"
+      "fallback of 25% applies);\n"
       "with several new runs their median is judged. A check that held in the baseline and\n"
       "warns or fails now is a regression; one that already failed is reported as still\n"
       "failing. Snapshot differences are classified by impact (profiles/gate/drift.toml).\n"

@@ -52,6 +52,7 @@ k = 8
 name = "bench.*"
 min_change = 0.2
 fallback_change = 0.4
+beyond_range = false
 
 [[check]]
 code = "HW-TEMP"
@@ -83,6 +84,8 @@ why = "docker bridges come and go"
   REQUIRE(second);
   CHECK(r.thresholds(second).min_change == 0.2);
   CHECK(r.thresholds(second).k == 5);
+  CHECK_FALSE(r.thresholds(second).beyond_range);
+  CHECK(r.thresholds(first).beyond_range);
   CHECK(r.metric_rule(m("collective.busbw")) == nullptr);
   CHECK(r.thresholds(nullptr).k == 5);
 
@@ -91,7 +94,7 @@ why = "docker bridges come and go"
   CHECK(r.check_rule(c)->ignore);
   REQUIRE(r.drift.size() == 1);
   CHECK(r.drift[0].impact == Impact::kNone);
-  CHECK(r.drift[0].origin == "rules.toml:25");
+  CHECK(r.drift[0].origin == "rules.toml:26");
 }
 
 TEST_CASE("rules: strict about keys, types and values, with file:line") {
@@ -103,6 +106,8 @@ TEST_CASE("rules: strict about keys, types and values, with file:line") {
         std::make_pair(3, std::string("defaults.k")));
   CHECK(error_of("version = 1\n[defaults]\nmin_change = \"ten\"\n").first == 3);
   CHECK(error_of("version = 1\n[defaults]\nmin_runs = 0\n").second == "defaults.min_runs");
+  CHECK(error_of("version = 1\n[defaults]\nbeyond_range = 1\n") ==
+        std::make_pair(3, std::string("defaults.beyond_range")));
   CHECK(error_of("version = 1\n[missing]\nmetric = \"ignore\"\n") ==
         std::make_pair(3, std::string("missing.metric")));
   CHECK(error_of("version = 1\n[[metric]]\nname = \"x\"\n").second ==

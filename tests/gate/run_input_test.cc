@@ -77,7 +77,8 @@ TEST_CASE("bench JSON: one figure per row and field, directions from the table")
   const Figure& bus = figure(r, "bench.busbw" + labels);
   CHECK(bus.measurement.better == Better::kHigher);
   CHECK(bus.measurement.unit == "GB/s");
-  CHECK(figure(r, "bench.time" + labels).measurement.better == Better::kNone);  // busbw judges the row
+  CHECK(figure(r, "bench.time" + labels).measurement.better ==
+        Better::kNone);  // busbw judges the row
   CHECK(figure(r, "bench.algbw" + labels).measurement.better == Better::kNone);
   CHECK(figure(r, "bench.wrong" + labels).measurement.value == 0);
   CHECK(r.checks.empty());
