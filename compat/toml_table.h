@@ -125,6 +125,13 @@ class TomlTable {
       out.emplace_back(arr[i], file_, field(key) + "[" + std::to_string(i) + "]");
     return out;
   }
+  // The document's `version` key must be there and equal `expected`.
+  void require_version(long long expected) {
+    const auto v = integer("version");
+    const std::string want = std::to_string(expected);
+    if (!v) fail(v_, field("version"), "missing required key (version = " + want + ")");
+    if (*v != expected) fail(*get("version"), field("version"), "must be " + want);
+  }
   // Rejects keys never asked for, naming the first one in file order.
   void finish() const {
     const toml::value* worst = nullptr;

@@ -54,16 +54,6 @@ int run_index(const ordered_json& v, const std::string& at, std::size_t runs) {
   return static_cast<int>(i);
 }
 
-template <typename Parse>
-auto parse_enum(const ordered_json& obj, const char* key, const std::string& where, Parse parse) {
-  const std::string text = get_string(obj, key, where);
-  try {
-    return parse(text);
-  } catch (const std::invalid_argument& e) {
-    reject(field_path(where, key), e.what());
-  }
-}
-
 BaselineMetric read_metric(const ordered_json& j, const std::string& at, std::size_t runs) {
   BaselineMetric m;
   m.measurement.name = get_string(j, "name", at);
@@ -72,12 +62,12 @@ BaselineMetric read_metric(const ordered_json& j, const std::string& at, std::si
   const std::string better = get_string(j, "better", at);
   m.stated = better != "unknown";
   if (m.stated) {
-    m.measurement.better = parse_enum(
+    m.measurement.better = get_enum(
         j, "better", at, [](const std::string& s) { return reports::better_from_string(s); });
   }
   m.measurement.phase = get_string(j, "phase", at);
-  m.layer = parse_enum(j, "layer", at,
-                       [](const std::string& s) { return reports::layer_from_string(s); });
+  m.layer =
+      get_enum(j, "layer", at, [](const std::string& s) { return reports::layer_from_string(s); });
   const auto& values = get_array(j, "values", at);
   for (std::size_t i = 0; i < values.size(); ++i) {
     const std::string vat = at + ".values[" + std::to_string(i) + "]";
@@ -103,14 +93,14 @@ BaselineCheck read_check(const ordered_json& j, const std::string& at, std::size
   c.host = get_string(j, "host", at);
   c.code = get_string(j, "code", at);
   c.entity = get_string(j, "entity", at);
-  c.layer = parse_enum(j, "layer", at,
-                       [](const std::string& s) { return reports::layer_from_string(s); });
+  c.layer =
+      get_enum(j, "layer", at, [](const std::string& s) { return reports::layer_from_string(s); });
   const auto& st = get_array(j, "statuses", at);
   for (std::size_t i = 0; i < st.size(); ++i) {
     const std::string sat = at + ".statuses[" + std::to_string(i) + "]";
     int run = run_index(member(st[i], "run", sat), sat + ".run", runs);
-    auto status = parse_enum(st[i], "status", sat,
-                             [](const std::string& s) { return reports::status_from_string(s); });
+    auto status = get_enum(st[i], "status", sat,
+                           [](const std::string& s) { return reports::status_from_string(s); });
     c.statuses.emplace_back(run, status);
   }
   return c;
@@ -140,8 +130,8 @@ Baseline read_baseline(const ordered_json& doc, const std::string& source) {
     const std::string at = "runs[" + std::to_string(i) + "]";
     RunInfo r;
     r.source = get_string(runs[i], "source", at);
-    r.kind = parse_enum(runs[i], "kind", at,
-                        [](const std::string& s) { return run_kind_from_string(s); });
+    r.kind =
+        get_enum(runs[i], "kind", at, [](const std::string& s) { return run_kind_from_string(s); });
     r.sha256 = get_string(runs[i], "sha256", at);
     r.host = get_string(runs[i], "host", at);
     r.started = get_string(runs[i], "started", at);

@@ -45,9 +45,7 @@ DriftRule parse_drift_row(compat::TomlTable& row, const std::string& file) {
 std::vector<DriftRule> parse_drift_table(const std::string& text, const std::string& file) {
   const toml::value root = compat::parse_toml_text(text, file);
   compat::TomlTable t(root, file, "");
-  auto version = t.integer("version");
-  if (!version) t.fail(root, "version", "missing required key (version = 1)");
-  if (*version != 1) t.fail(*t.get("version"), "version", "must be 1");
+  t.require_version(1);
   std::vector<DriftRule> out;
   for (auto& row : t.tables("rule")) out.push_back(parse_drift_row(row, file));
   t.finish();

@@ -43,9 +43,7 @@ const FindingFigureRow* FigureTable::finding_row(const std::string& code,
 FigureTable parse_figure_table(const std::string& text, const std::string& file) {
   const toml::value root = compat::parse_toml_text(text, file);
   compat::TomlTable t(root, file, "");
-  auto version = t.integer("version");
-  if (!version) t.fail(root, "version", "missing required key (version = 1)");
-  if (*version != 1) t.fail(*t.get("version"), "version", "must be 1");
+  t.require_version(1);
   FigureTable out;
   for (auto& b : t.tables("bench")) {
     BenchFigureRow r;

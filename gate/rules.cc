@@ -122,9 +122,7 @@ Thresholds Rules::thresholds(const MetricRule* rule) const {
 Rules parse_rules(const std::string& text, const std::string& file) {
   const toml::value root = compat::parse_toml_text(text, file);
   compat::TomlTable t(root, file, "");
-  auto version = t.integer("version");
-  if (!version) t.fail(root, "version", "missing required key (version = 1)");
-  if (*version != 1) t.fail(*t.get("version"), "version", "must be 1 (the only version so far)");
+  t.require_version(1);
   Rules rules;
   rules.source = file;
   if (const toml::value* d = t.get("defaults")) {

@@ -32,16 +32,6 @@ double value_or_nan(const json& v, const std::string& at) {
   return v.get<double>();
 }
 
-template <typename Parse>
-auto parse_enum(const json& obj, const char* key, const std::string& where, Parse parse) {
-  const std::string text = get_string(obj, key, where);
-  try {
-    return parse(text);
-  } catch (const std::invalid_argument& e) {
-    reject(field_path(where, key), e.what());
-  }
-}
-
 Check check_of(const reports::Finding& f, const std::string& host) {
   return Check{host, f.code, f.entity, f.layer, f.status, f.message};
 }
@@ -104,8 +94,8 @@ Run read_certificate(const json& doc, Run run) {
     m.labels = get_string_map(metrics[i], "labels", at);
     m.value = value_or_nan(member(metrics[i], "value", at), at + ".value");
     m.unit = get_string(metrics[i], "unit", at);
-    m.better = parse_enum(metrics[i], "better", at,
-                          [](const std::string& s) { return reports::better_from_string(s); });
+    m.better = get_enum(metrics[i], "better", at,
+                        [](const std::string& s) { return reports::better_from_string(s); });
     m.phase = get_string(metrics[i], "phase", at);
     auto it = layers.find(m.phase);
     f.layer = it != layers.end() ? it->second : phase_layer(m.phase);

@@ -1,32 +1,23 @@
 #include "gate/baseline_json.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "compat/input_error.h"
 #include "gate/run_input.h"
+#include "tests/gate/fixture.h"
 
 using namespace hn::gate;
 using hn::reports::Status;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(HN_FIXTURE_DIR) + "/gate/" + name);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Baseline sample() {
   std::vector<Run> runs = {
-      read_run(fixture("certificate-demo.json"), "cert.json", builtin_figures()),
-      read_run(fixture("bench-shm.json"), "bench.json", builtin_figures()),
-      read_run(fixture("node-vm.json"), "node.json", builtin_figures()),
-      read_run(fixture("snapshot-vm.yaml"), "snap.yaml", builtin_figures()),
+      read_run(hn::test::gate_fixture("certificate-demo.json"), "cert.json", builtin_figures()),
+      read_run(hn::test::gate_fixture("bench-shm.json"), "bench.json", builtin_figures()),
+      read_run(hn::test::gate_fixture("node-vm.json"), "node.json", builtin_figures()),
+      read_run(hn::test::gate_fixture("snapshot-vm.yaml"), "snap.yaml", builtin_figures()),
   };
   return build_baseline(runs, "0b7c5f3e-8d2a-4c1e-9f60-1a2b3c4d5e6f", "2026-12-01T10:00:00.000Z",
                         "0.1.0");
@@ -86,7 +77,7 @@ TEST_CASE("baseline JSON round-trips, and the derived figures are written") {
 
 TEST_CASE("several runs of one figure: median, scaled MAD and where each value came from") {
   std::vector<Run> runs;
-  const std::string base = fixture("bench-shm.json");
+  const std::string base = hn::test::gate_fixture("bench-shm.json");
   for (double t : {10.0, 11.0, 12.0, 13.0, 100.0}) {
     std::string text = base;
     char v[32];

@@ -1,10 +1,9 @@
 #include "gate/drift.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 
 #include "compat/input_error.h"
+#include "tests/gate/fixture.h"
 
 using namespace hn::gate;
 using hn::probes::DiffEntry;
@@ -16,14 +15,6 @@ Impact impact_of(const std::string& entity, const std::string& field,
   auto d = classify({DiffEntry{entity, field, "a", "b"}}, rules);
   REQUIRE(d.size() == 1);
   return d[0].impact;
-}
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(HN_FIXTURE_DIR) + "/gate/" + name);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -71,8 +62,8 @@ TEST_CASE("drift: a rules file's rows come first") {
 }
 
 TEST_CASE("drift: two real snapshots of this node, one with a changed MTU and route") {
-  NodeState a{"vm", fixture("snapshot-vm.yaml")};
-  NodeState b{"vm", fixture("snapshot-vm-changed.yaml")};
+  NodeState a{"vm", hn::test::gate_fixture("snapshot-vm.yaml")};
+  NodeState b{"vm", hn::test::gate_fixture("snapshot-vm-changed.yaml")};
   auto diffs = diff_states(a, b);
   auto classified = classify(diffs, builtin_drift_rules());
   std::map<std::string, Impact> by;

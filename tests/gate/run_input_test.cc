@@ -1,10 +1,9 @@
 #include "gate/run_input.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 
 #include "compat/input_error.h"
+#include "tests/gate/fixture.h"
 
 using namespace hn::gate;
 using hn::reports::Better;
@@ -12,14 +11,6 @@ using hn::reports::Layer;
 using hn::reports::Status;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(HN_FIXTURE_DIR) + "/gate/" + name);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 const Figure& figure(const Run& r, const std::string& identity) {
   for (const auto& f : r.figures)
@@ -41,7 +32,7 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a certificate: its figures with their stated directions, its findings as checks") {
-  Run r = read_run(fixture("certificate-demo.json"), "cert.json", builtin_figures());
+  Run r = read_run(hn::test::gate_fixture("certificate-demo.json"), "cert.json", builtin_figures());
   CHECK(r.info.kind == RunKind::kCertificate);
   CHECK(r.info.source == "cert.json");
   CHECK(r.info.sha256.size() == 64);
@@ -68,7 +59,7 @@ TEST_CASE("a certificate: its figures with their stated directions, its findings
 }
 
 TEST_CASE("bench JSON: one figure per row and field, directions from the table") {
-  Run r = read_run(fixture("bench-shm.json"), "bench.json", builtin_figures());
+  Run r = read_run(hn::test::gate_fixture("bench-shm.json"), "bench.json", builtin_figures());
   CHECK(r.info.kind == RunKind::kBench);
   CHECK(r.info.what == "bench allreduce, 2 rank(s), shm");
   CHECK(r.figures.size() == 3 * 4);
@@ -86,7 +77,7 @@ TEST_CASE("bench JSON: one figure per row and field, directions from the table")
 
 TEST_CASE(
     "bench JSON: an unknown row field is kept without a direction, -1 wrong is not measured") {
-  std::string text = fixture("bench-shm.json");
+  std::string text = hn::test::gate_fixture("bench-shm.json");
   const std::string from = "\"wrong\": 0\n    },\n    {\n      \"algbw_gbps\": 2.869";
   REQUIRE(text.find(from) != std::string::npos);
   text.replace(text.find(from), from.size(),
@@ -100,7 +91,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a node report: checks by host, metrics as figures from the table") {
-  Run r = read_run(fixture("node-vm.json"), "node.json", builtin_figures());
+  Run r = read_run(hn::test::gate_fixture("node-vm.json"), "node.json", builtin_figures());
   CHECK(r.info.kind == RunKind::kReport);
   CHECK(r.info.host == "vm");
   CHECK(r.checks.size() == 7);
@@ -113,7 +104,7 @@ TEST_CASE("a node report: checks by host, metrics as figures from the table") {
 }
 
 TEST_CASE("a snapshot: the node state, no figures") {
-  Run r = read_run(fixture("snapshot-vm.yaml"), "snap.yaml", builtin_figures());
+  Run r = read_run(hn::test::gate_fixture("snapshot-vm.yaml"), "snap.yaml", builtin_figures());
   CHECK(r.info.kind == RunKind::kSnapshot);
   CHECK(r.info.host == "vm");
   REQUIRE(r.state);
@@ -129,20 +120,20 @@ TEST_CASE("what is not a run is refused, naming the file and the field") {
   CHECK(error_of("{\"a\": ").find("not valid JSON") != std::string::npos);
   CHECK(error_of("[1, 2]").find("must be an object") != std::string::npos);
   CHECK(error_of("version: 1\nplanes: []\n").find("is not a run") != std::string::npos);
-  std::string cert = fixture("certificate-demo.json");
+  std::string cert = hn::test::gate_fixture("certificate-demo.json");
   CHECK(error_of(cert.replace(cert.find("\"schema_version\": 1"), 19, "\"schema_version\": 2"))
             .find("schema_version: is 2; this hnprecheck reads versions 1 to 1") !=
         std::string::npos);
-  cert = fixture("certificate-demo.json");
+  cert = hn::test::gate_fixture("certificate-demo.json");
   cert.replace(cert.find("\"better\": \"higher\""), 18, "\"better\": \"up\"");
   CHECK(error_of(cert).find("metrics[0].better") != std::string::npos);
-  cert = fixture("certificate-demo.json");
+  cert = hn::test::gate_fixture("certificate-demo.json");
   cert.replace(cert.find("\"status\": \"WARN\""), 16, "\"status\": \"BAD\"");
   CHECK(error_of(cert).find("findings[2].status") != std::string::npos);
-  std::string bench = fixture("bench-shm.json");
+  std::string bench = hn::test::gate_fixture("bench-shm.json");
   bench.replace(bench.find("\"time_us\": 11.4202"), 18, "\"time_us\": \"fast\"");
   CHECK(error_of(bench).find("rows[1].time_us: must be a number") != std::string::npos);
-  std::string report = fixture("node-vm.json");
+  std::string report = hn::test::gate_fixture("node-vm.json");
   report.replace(report.find("\"command\": \"node\""), 17, "\"command\": \"gate\"");
   CHECK(error_of(report).find("is the report of `gate` itself") != std::string::npos);
 }
