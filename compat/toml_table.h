@@ -1,10 +1,13 @@
 #pragma once
-// Strict reading of a TOML document, shared by every TOML input (the
-// translate rule tables, the gate's rules file and its compiled-in tables).
-// TomlTable wraps one table: each key is asked for by name and type, and
-// finish() rejects any key nobody asked for, naming it, its line and the keys
-// that are allowed. Every error is an InputError with the file, the line of
-// the offending value and the dotted key ("metric[2].k").
+// Strict reading of TOML inputs (rule tables, job manifests): every key is
+// asked for by name, every type is checked, and every error is an InputError
+// with the file, the line of the offending value and the dotted key. Keys
+// nobody asked for are rejected by finish(), naming the first one in file
+// order and the allowed keys.
+//
+// parse_toml_text() throws InputError(file, line) for malformed TOML; the
+// accessors throw InputError(file, line, dotted key) for a wrong type, and
+// TomlTable's constructor for a value that is not a table.
 
 #include <map>
 #include <optional>
@@ -13,141 +16,44 @@
 #include <toml.hpp>
 #include <vector>
 
-#include "compat/input_error.h"
-
 namespace hn::compat {
 
-// Parses TOML text; malformed TOML is an InputError naming file:line.
 toml::value parse_toml_text(const std::string& text, const std::string& file);
 
-// The 1-based line of a value in its document.
-inline int line_of(const toml::value& v) {
-  return static_cast<int>(v.location().line());
-}
+// The 1-based line where a value was written (0 when toml11 does not know).
+int toml_line(const toml::value& v);
 
 class TomlTable {
  public:
-  TomlTable(const toml::value& v, std::string file, std::string path)
-      : v_(v), file_(std::move(file)), path_(std::move(path)) {
-    if (!v.is_table()) fail(v, path_, "expected a table");
-  }
+  TomlTable(const toml::value& v, std::string file, std::string path);
 
   [[noreturn]] void fail(const toml::value& at, const std::string& field,
-                         const std::string& what) const {
-    throw InputError(file_, line_of(at), 0, field, what);
-  }
-  std::string field(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
+                         const std::string& what) const;
+  // "parent.key", or "key" at the top level.
+  std::string field(const std::string& key) const;
 
-  const toml::value* get(const std::string& key) {
-    known_.insert(key);
-    const auto& t = v_.as_table();
-    auto it = t.find(key);
-    return it == t.end() ? nullptr : &it->second;
-  }
-  std::string str(const std::string& key, const std::string& fallback = "") {
-    const toml::value* x = get(key);
-    if (!x) return fallback;
-    if (!x->is_string()) fail(*x, field(key), "expected a string");
-    return x->as_string().str;
-  }
-  std::string required_str(const std::string& key) {
-    if (!get(key)) fail(v_, field(key), "missing required key");
-    return str(key);
-  }
-  std::optional<long long> integer(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return std::nullopt;
-    if (!x->is_integer()) fail(*x, field(key), "expected an integer");
-    return x->as_integer();
-  }
-  std::optional<double> number(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return std::nullopt;
-    if (x->is_integer()) return static_cast<double>(x->as_integer());
-    if (!x->is_floating()) fail(*x, field(key), "expected a number");
-    return x->as_floating();
-  }
-  std::optional<bool> boolean(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return std::nullopt;
-    if (!x->is_boolean()) fail(*x, field(key), "expected true or false");
-    return x->as_boolean();
-  }
+  // nullptr when absent; every key asked for counts as known for finish().
+  const toml::value* get(const std::string& key);
+  std::string str(const std::string& key, const std::string& fallback = "");
+  std::string required_str(const std::string& key);
+  std::optional<long long> integer(const std::string& key);
+  std::optional<double> number(const std::string& key);
+  std::optional<bool> boolean(const std::string& key);
   // A string or a list of strings.
-  std::vector<std::string> strings(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return {};
-    if (x->is_string()) return {x->as_string().str};
-    if (!x->is_array()) fail(*x, field(key), "expected a string or a list of strings");
-    std::vector<std::string> out;
-    for (const auto& e : x->as_array()) {
-      if (!e.is_string()) fail(e, field(key), "expected a list of strings");
-      out.push_back(e.as_string().str);
-    }
-    return out;
-  }
-  std::vector<long long> integers(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return {};
-    if (!x->is_array()) fail(*x, field(key), "expected a list of integers");
-    std::vector<long long> out;
-    for (const auto& e : x->as_array()) {
-      if (!e.is_integer()) fail(e, field(key), "expected a list of integers");
-      out.push_back(e.as_integer());
-    }
-    return out;
-  }
+  std::vector<std::string> strings(const std::string& key);
+  std::vector<long long> integers(const std::string& key);
   // An inline table of scalars, as text: { WARN = "2", 0 = 1 }.
-  std::map<std::string, std::string> string_map(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return {};
-    if (!x->is_table()) fail(*x, field(key), "expected a table of values");
-    std::map<std::string, std::string> out;
-    for (const auto& [k, e] : x->as_table()) {
-      if (e.is_string())
-        out[k] = e.as_string().str;
-      else if (e.is_integer())
-        out[k] = std::to_string(e.as_integer());
-      else
-        fail(e, field(key) + "." + k, "expected a string or an integer");
-    }
-    return out;
-  }
-  std::vector<TomlTable> tables(const std::string& key) {
-    const toml::value* x = get(key);
-    std::vector<TomlTable> out;
-    if (!x) return out;
-    if (!x->is_array()) fail(*x, field(key), "expected an array of tables ([[" + key + "]])");
-    const auto& arr = x->as_array();
-    for (size_t i = 0; i < arr.size(); ++i)
-      out.emplace_back(arr[i], file_, field(key) + "[" + std::to_string(i) + "]");
-    return out;
-  }
-  // The document's `version` key must be there and equal `expected`.
-  void require_version(long long expected) {
-    const auto v = integer("version");
-    const std::string want = std::to_string(expected);
-    if (!v) fail(v_, field("version"), "missing required key (version = " + want + ")");
-    if (*v != expected) fail(*get("version"), field("version"), "must be " + want);
-  }
+  std::map<std::string, std::string> string_map(const std::string& key);
+  // An array of tables ([[key]]), each with its dotted path "key[i]".
+  std::vector<TomlTable> tables(const std::string& key);
+  // A sub-table ([key]); nullopt when absent.
+  std::optional<TomlTable> table(const std::string& key);
   // Rejects keys never asked for, naming the first one in file order.
-  void finish() const {
-    const toml::value* worst = nullptr;
-    std::string worst_key;
-    for (const auto& [k, e] : v_.as_table())
-      if (!known_.count(k) && (!worst || line_of(e) < line_of(*worst))) {
-        worst = &e;
-        worst_key = k;
-      }
-    if (!worst) return;
-    std::string allowed;
-    for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
-    fail(*worst, field(worst_key), "unknown key '" + worst_key + "' (allowed: " + allowed + ")");
-  }
+  void finish() const;
+
   const toml::value& value() const { return v_; }
-  int line() const { return line_of(v_); }
+  int line() const { return toml_line(v_); }
+  const std::string& file() const { return file_; }
 
  private:
   const toml::value& v_;

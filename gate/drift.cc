@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "compat/yaml_input.h"
+#include "gate/toml_version.h"
 
 namespace hn::gate {
 
@@ -45,7 +46,7 @@ DriftRule parse_drift_row(compat::TomlTable& row, const std::string& file) {
 std::vector<DriftRule> parse_drift_table(const std::string& text, const std::string& file) {
   const toml::value root = compat::parse_toml_text(text, file);
   compat::TomlTable t(root, file, "");
-  t.require_version(1);
+  require_version_1(t);
   std::vector<DriftRule> out;
   for (auto& row : t.tables("rule")) out.push_back(parse_drift_row(row, file));
   t.finish();

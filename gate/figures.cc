@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "compat/toml_table.h"
+#include "gate/toml_version.h"
 
 namespace hn::gate {
 
@@ -43,7 +44,7 @@ const FindingFigureRow* FigureTable::finding_row(const std::string& code,
 FigureTable parse_figure_table(const std::string& text, const std::string& file) {
   const toml::value root = compat::parse_toml_text(text, file);
   compat::TomlTable t(root, file, "");
-  t.require_version(1);
+  require_version_1(t);
   FigureTable out;
   for (auto& b : t.tables("bench")) {
     BenchFigureRow r;

@@ -27,11 +27,11 @@ std::string basis_text(const MetricResult& r) {
     case Basis::kNoiseBand:
       return "noise band " + format_value(t.k) + " x spread " + format_value(r.baseline->spread);
     case Basis::kMinChange:
-      return "min change " + format_value(t.min_change * 100) + "%";
+      return "min change " + format_percent(t.min_change);
     case Basis::kMinAbs:
       return "min abs " + format_value(t.min_abs);
     case Basis::kFallback:
-      return "fallback " + format_value(t.fallback_change * 100) + "%: fewer than " +
+      return "fallback " + format_percent(t.fallback_change) + ": fewer than " +
              std::to_string(t.min_runs) + " baseline runs, noise unknown";
     case Basis::kBaselineRange:
       return "the worst baseline run";
@@ -215,6 +215,12 @@ std::string format_value(double v) {
     std::snprintf(buf, sizeof buf, a >= 100 && a < 1e15 ? "%.0f" : "%.3g", v);
   else  // 3 significant digits: 0.0123, 1.23, 40.5
     std::snprintf(buf, sizeof buf, "%.*f", a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.1 ? 3 : 4, v);
+  return buf;
+}
+
+std::string format_percent(double share) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g%%", share * 100);
   return buf;
 }
 

@@ -29,5 +29,7 @@ std::vector<std::string> tally_lines(const Tally& t);
 
 // Numbers in messages: about three significant digits ("3.21", "148", "0.0123").
 std::string format_value(double v);
+// A share as a percentage: 0.15 -> "15%", 0.125 -> "12.5%".
+std::string format_percent(double share);
 
 }  // namespace hn::gate

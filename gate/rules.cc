@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "compat/toml_table.h"
+#include "gate/toml_version.h"
 
 namespace hn::gate {
 
@@ -122,7 +123,7 @@ Thresholds Rules::thresholds(const MetricRule* rule) const {
 Rules parse_rules(const std::string& text, const std::string& file) {
   const toml::value root = compat::parse_toml_text(text, file);
   compat::TomlTable t(root, file, "");
-  t.require_version(1);
+  require_version_1(t);
   Rules rules;
   rules.source = file;
   if (const toml::value* d = t.get("defaults")) {

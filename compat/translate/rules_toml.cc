@@ -4,6 +4,8 @@
 // the dotted key.
 #include <algorithm>
 #include <set>
+#include <sstream>
+#include <toml.hpp>
 
 #include "compat/input_error.h"
 #include "compat/toml_table.h"
@@ -14,6 +16,7 @@ namespace hn::compat::translate {
 
 namespace {
 
+// The strict reader is shared with the job manifest (compat/toml_table.h).
 using Table = TomlTable;
 
 const std::set<std::string> kTypes = {
@@ -198,7 +201,16 @@ MapRow parse_row(Table t, const std::string& table, const std::string& file) {
 }  // namespace
 
 ParsedTable parse_rule_table(const std::string& text, const std::string& file) {
-  const toml::value root = parse_toml_text(text, file);
+  toml::value root;
+  try {
+    std::istringstream is(text);
+    root = toml::parse(is, file);
+  } catch (const toml::syntax_error& e) {
+    throw InputError(file, static_cast<int>(e.location().line()), 0, "",
+                     "malformed TOML: " + std::string(e.what()));
+  } catch (const std::exception& e) {
+    throw InputError(file, 0, 0, "", std::string("malformed TOML: ") + e.what());
+  }
   Table t(root, file, "");
   ParsedTable out;
   if (t.get("library")) {

@@ -83,7 +83,7 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
     os << "  note: " << fallback << " figure(s) have fewer than " << defaults.min_runs
        << " values: with the default rules the gate cannot know their noise and judges them by "
           "the fallback (a change of more than "
-       << gate::format_value(defaults.fallback_change * 100) << "%)\n";
+       << gate::format_percent(defaults.fallback_change) << ")\n";
   if (!outliers.empty()) {
     os << "  note: " << outliers.size()
        << " value(s) lie beyond their figure's noise band; a regression must be worse than the "
