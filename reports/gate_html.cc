@@ -5,32 +5,21 @@
 #include <cstdio>
 #include <sstream>
 
-#include "reports/junit_report.h"
+#include "reports/svg_chart.h"
 
 namespace hn::reports {
 
 namespace {
 
-std::string esc(std::string_view v) {
-  return xml_escape(v, false);
-}
+using svg::esc;
+using svg::num;
 
-std::string num(double v, const char* f = "%.4g") {
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-// One colour per series of the chart; the legend uses the same.
+// One colour per series of the chart (docs/html-charts.md); the legend uses the same.
 constexpr const char* kBand = "#bbdefb";
 constexpr const char* kBaselineRun = "#616161";
 constexpr const char* kWithin = "#1565c0";
 constexpr const char* kRegressed = "#c62828";
 constexpr const char* kImproved = "#2e7d32";
-
-const char* outcome_colour(const std::string& outcome) {
-  return outcome == "regressed" ? kRegressed : outcome == "improved" ? kImproved : kWithin;
-}
 
 // Change from the centre in percent, signed so that better is positive.
 double better_pct(const GatePage::Row& r, double v) {
@@ -38,31 +27,13 @@ double better_pct(const GatePage::Row& r, double v) {
   return r.higher_is_better ? pct : -pct;
 }
 
-void legend(std::ostringstream& os, int x, int y) {
-  struct Item {
-    const char* colour;
-    const char* label;
-    bool dot;
-  };
-  const Item items[] = {{kBand, "baseline noise band", false},
-                        {kBaselineRun, "baseline run", false},
-                        {kWithin, "new value: within the band", true},
-                        {kRegressed, "new value: regressed", true},
-                        {kImproved, "new value: improved", true}};
-  os << "<g class=\"legend\">\n";
-  for (const auto& it : items) {
-    if (it.dot)
-      os << "<circle cx=\"" << x + 6 << "\" cy=\"" << y - 4 << "\" r=\"5\" fill=\"" << it.colour
-         << "\"/>";
-    else
-      os << "<rect x=\"" << x << "\" y=\"" << y - 10 << "\" width=\"12\" height=\"12\" fill=\""
-         << it.colour << "\"/>";
-    os << "<text x=\"" << x + 18 << "\" y=\"" << y << "\">" << it.label << "</text>\n";
-    x += 40 + static_cast<int>(std::string_view(it.label).size()) * 7;
-  }
-  os << "</g>\n";
+std::string short_name(const std::string& identity) {
+  return identity.size() > 52 ? identity.substr(0, 49) + "..." : identity;
 }
 
+// One row per figure: its band, a tick per baseline run and the new value,
+// as the change from the baseline centre with better to the right. Each
+// series is one group (data-series) in one colour, with a legend entry.
 void forest_chart(std::ostringstream& os, const std::vector<const GatePage::Row*>& rows) {
   double reach = 10;  // percent: at least +-10 % shown
   for (const auto* r : rows) {
@@ -71,46 +42,80 @@ void forest_chart(std::ostringstream& os, const std::vector<const GatePage::Row*
     for (double v : r->baseline_values) reach = std::max(reach, std::fabs(better_pct(*r, v)));
   }
   reach = std::min(100.0, std::ceil(reach / 10) * 10);
-  const int label = 360, width = 480, row_h = 22, top = 40;
-  const int height = top + static_cast<int>(rows.size()) * row_h + 50;
+  const int label = 360, width = 480, row_h = 22, top = 44;
+  const int axis_y = top + static_cast<int>(rows.size()) * row_h + 6;
   auto X = [&](double pct) {
     pct = std::clamp(pct, -reach, reach);
-    return label + (pct + reach) / (2 * reach) * width;
+    return num(label + (pct + reach) / (2 * reach) * width, "%.1f");
   };
+  auto Y = [&](std::size_t i) { return top + static_cast<int>(i) * row_h; };
   os << "<svg class=\"chart\" role=\"img\" aria-label=\"figures against their baseline bands\" "
         "width=\""
-     << label + width + 40 << "\" height=\"" << height << "\">\n";
-  legend(os, 0, 16);
-  const int axis_y = top + static_cast<int>(rows.size()) * row_h + 6;
+     << label + width + 40 << "\" height=\"" << axis_y + 46 << "\">\n";
   for (int i = -2; i <= 2; ++i) {
     const double pct = reach * i / 2;
-    os << "<line x1=\"" << num(X(pct), "%.1f") << "\" x2=\"" << num(X(pct), "%.1f") << "\" y1=\""
-       << top - 4 << "\" y2=\"" << axis_y << "\" stroke=\"" << (i == 0 ? "#333" : "#ddd")
-       << "\"/><text x=\"" << num(X(pct) - 14, "%.1f") << "\" y=\"" << axis_y + 16 << "\">"
-       << num(pct, "%+.0f") << "%</text>\n";
+    os << "<line x1=\"" << X(pct) << "\" x2=\"" << X(pct) << "\" y1=\"" << top - 4 << "\" y2=\""
+       << axis_y << "\" stroke=\"" << (i == 0 ? "#333" : "#ddd") << "\"/><text x=\""
+       << num(label + (pct + reach) / (2 * reach) * width - 14, "%.1f") << "\" y=\"" << axis_y + 16
+       << "\">" << num(pct, "%+.0f") << "%</text>\n";
   }
   os << "<text x=\"" << label << "\" y=\"" << axis_y + 36
      << "\">worse  &#8592;  change from the baseline centre  &#8594;  better</text>\n";
-  int y = top;
-  for (const auto* r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    os << "<text x=\"0\" y=\"" << Y(i) + 15 << "\">" << esc(short_name(rows[i]->identity))
+       << "<title>" << esc(rows[i]->identity) << "</title></text>\n";
+
+  std::vector<std::pair<const char*, const char*>> legend;  // series, colour
+  os << "<g data-series=\"baseline noise band\" fill=\"" << kBand << "\">\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto* r = rows[i];
     const double half = std::fabs(better_pct(*r, r->band_high));
-    std::string name = r->identity;
-    if (name.size() > 52) name = name.substr(0, 49) + "...";
-    os << "<text x=\"0\" y=\"" << y + 15 << "\">" << esc(name) << "<title>" << esc(r->identity)
-       << "</title></text>\n";
-    os << "<rect x=\"" << num(X(-half), "%.1f") << "\" y=\"" << y + 3 << "\" width=\""
-       << num(X(half) - X(-half), "%.1f") << "\" height=\"16\" fill=\"" << kBand
-       << "\"><title>band " << esc(num(r->band_low)) << " .. " << esc(num(r->band_high)) << ' '
-       << esc(r->unit) << "</title></rect>\n";
-    for (double v : r->baseline_values)
-      os << "<line x1=\"" << num(X(better_pct(*r, v)), "%.1f") << "\" x2=\""
-         << num(X(better_pct(*r, v)), "%.1f") << "\" y1=\"" << y + 5 << "\" y2=\"" << y + 17
-         << "\" stroke=\"" << kBaselineRun << "\"/>\n";
-    os << "<circle cx=\"" << num(X(better_pct(*r, r->value)), "%.1f") << "\" cy=\"" << y + 11
-       << "\" r=\"5\" fill=\"" << outcome_colour(r->outcome) << "\"><title>" << esc(num(r->value))
-       << ' ' << esc(r->unit) << " (" << esc(num(better_pct(*r, r->value), "%+.1f"))
-       << "% better), " << esc(r->outcome) << "</title></circle>\n";
-    y += row_h;
+    os << "<rect x=\"" << X(-half) << "\" y=\"" << Y(i) + 3 << "\" width=\""
+       << num(std::max(1.0, (std::min(half, reach) * 2) / (2 * reach) * width), "%.1f")
+       << "\" height=\"16\"><title>band " << esc(num(r->band_low)) << " .. "
+       << esc(num(r->band_high)) << ' ' << esc(r->unit) << "</title></rect>\n";
+  }
+  os << "</g>\n";
+  legend.emplace_back("baseline noise band", kBand);
+  bool ticks = false;
+  for (const auto* r : rows) ticks = ticks || !r->baseline_values.empty();
+  if (ticks) {
+    os << "<g data-series=\"baseline run\" stroke=\"" << kBaselineRun << "\">\n";
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (double v : rows[i]->baseline_values)
+        os << "<line x1=\"" << X(better_pct(*rows[i], v)) << "\" x2=\""
+           << X(better_pct(*rows[i], v)) << "\" y1=\"" << Y(i) + 5 << "\" y2=\"" << Y(i) + 17
+           << "\"/>\n";
+    os << "</g>\n";
+    legend.emplace_back("baseline run", kBaselineRun);
+  }
+  struct Dots {
+    const char* outcome;
+    const char* series;
+    const char* colour;
+  };
+  for (const Dots d : {Dots{"within", "new value: within the band", kWithin},
+                       Dots{"regressed", "new value: regressed", kRegressed},
+                       Dots{"improved", "new value: improved", kImproved}}) {
+    bool any = false;
+    for (const auto* r : rows) any = any || r->outcome == d.outcome;
+    if (!any) continue;
+    os << "<g data-series=\"" << d.series << "\" fill=\"" << d.colour << "\">\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto* r = rows[i];
+      if (r->outcome != d.outcome) continue;
+      os << "<circle cx=\"" << X(better_pct(*r, r->value)) << "\" cy=\"" << Y(i) + 11
+         << "\" r=\"5\"><title>" << esc(num(r->value)) << ' ' << esc(r->unit) << " ("
+         << esc(num(better_pct(*r, r->value), "%+.1f")) << "% better), " << esc(r->outcome)
+         << "</title></circle>\n";
+    }
+    os << "</g>\n";
+    legend.emplace_back(d.series, d.colour);
+  }
+  double x = 0;
+  for (const auto& [series, colour] : legend) {
+    svg::legend_entry(os, x, 4, series, colour, series);
+    x += 30 + 7.0 * std::string_view(series).size();
   }
   os << "</svg>\n";
 }

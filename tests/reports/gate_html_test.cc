@@ -67,8 +67,8 @@ TEST_CASE("gate html: a row per charted figure, its band, each baseline run and 
   // Three charted rows (the zero-centre one is only in the table): a band
   // rect and a dot each, one tick per baseline value.
   CHECK(count(h, "<title>band ") == 3);
-  CHECK(count(h, "<circle cx=") == 3 + 3);  // + the legend's three dots
-  CHECK(count(h, "stroke=\"#616161\"") == 3 + 2 + 1);
+  CHECK(count(h, "<circle cx=") == 3);
+  CHECK(count(h, "y2=") == 5 + 3 + 2 + 1);  // five axis lines, then one tick per baseline value
   CHECK_THAT(h, Catch::Contains("1 figure(s) with a baseline centre of 0"));
   CHECK(count(h, "<tr><td>bench.") == 3);
   // Better is to the right whatever the direction: the regressed bandwidth
@@ -78,6 +78,25 @@ TEST_CASE("gate html: a row per charted figure, its band, each baseline run and 
   // The regressed row is drawn first.
   CHECK(h.find("bench.busbw{bytes=1048576}<title>") <
         h.find("storage.p99{mount=/mnt/shared}<title>"));
+}
+
+TEST_CASE(
+    "gate html: the chart contract: a group per series, one colour each, a legend entry each") {
+  const std::string h = render_gate_html(report(), page());
+  CHECK(count(h, "<svg class=\"chart\"") == 1);
+  CHECK(count(h, "data-series=") == 5);
+  CHECK(count(h, "data-legend=") == 5);
+  for (const char* s : {"baseline noise band", "baseline run", "new value: within the band",
+                        "new value: regressed", "new value: improved"}) {
+    CHECK(count(h, "data-series=\"" + std::string(s) + "\"") == 1);
+    CHECK(count(h, "data-legend=\"" + std::string(s) + "\"") == 1);
+  }
+  // A series that is not drawn has no legend entry (nothing improved here).
+  GatePage p = page();
+  p.rows.erase(p.rows.begin() + 2);
+  const std::string g = render_gate_html(report(), p);
+  CHECK(count(g, "new value: improved") == 0);
+  CHECK(count(g, "data-legend=") == 4);
 }
 
 TEST_CASE("gate html: each series has its own colour and a legend entry") {
