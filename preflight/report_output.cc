@@ -50,11 +50,22 @@ void check_output_options(const boost::program_options::variables_map& vm) {
       check_output_path(std::string("--") + f.option, vm[f.option].as<std::string>());
 }
 
-void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
-                 bool stdout_taken, const std::vector<ExtraOutput>& extra) {
-  std::vector<ExtraOutput> files;
+bool report_on_stdout(const boost::program_options::variables_map& vm) {
   for (const auto& f : kFormats)
-    if (vm.count(f.option)) files.push_back({vm[f.option].as<std::string>(), f.render(report)});
+    if (vm.count(f.option) && vm[f.option].as<std::string>() == "-") return true;
+  return false;
+}
+
+void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
+                 bool stdout_taken, const std::vector<ExtraOutput>& extra,
+                 const std::map<std::string, std::string>& rendered) {
+  std::vector<ExtraOutput> files;
+  for (const auto& f : kFormats) {
+    if (!vm.count(f.option)) continue;
+    auto it = rendered.find(f.option);
+    files.push_back(
+        {vm[f.option].as<std::string>(), it != rendered.end() ? it->second : f.render(report)});
+  }
   files.insert(files.end(), extra.begin(), extra.end());
   for (const auto& f : files) stdout_taken = stdout_taken || f.path == "-";
 

@@ -9,6 +9,7 @@
 // is a std::runtime_error (the caller maps it to exit 3).
 
 #include <boost/program_options.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,15 @@ struct ExtraOutput {
 // Prints the text report, then writes the report formats and `extra`. Every
 // file is attempted; then a std::runtime_error names each one that failed.
 // `stdout_taken`: the command itself writes to stdout, so the text report
-// goes to stderr (implied by an extra output on "-").
+// goes to stderr (implied by an extra output on "-"). `rendered` replaces a
+// format's default rendering, keyed by its option ("html" -> the page of
+// gate), for a command whose page or document carries more than findings.
 void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
-                 bool stdout_taken = false, const std::vector<ExtraOutput>& extra = {});
+                 bool stdout_taken = false, const std::vector<ExtraOutput>& extra = {},
+                 const std::map<std::string, std::string>& rendered = {});
+
+// True when a report format option (--json, --junit, ...) writes to stdout.
+bool report_on_stdout(const boost::program_options::variables_map& vm);
 
 std::string local_hostname();
 std::int64_t unix_ms_now();
