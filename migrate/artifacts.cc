@@ -80,6 +80,13 @@ std::string one_line(std::string s) {
 
 }  // namespace
 
+bool unchanged_setting(const tr::VarResult& v) {
+  if (v.outcome != tr::Outcome::kTranslated) return false;
+  if (v.input.dynamic) return v.outputs.empty();
+  return v.outputs.size() == 1 && v.outputs[0].first == v.input.name &&
+         v.outputs[0].second == v.input.value;
+}
+
 std::string render_migrated_script(const std::string& text, const std::string& file,
                                    const tr::Translation& t, const std::string& header) {
   // What the translation wrote (after merging) and what each variable became.
@@ -96,8 +103,13 @@ std::string render_migrated_script(const std::string& text, const std::string& f
     const int line_no = static_cast<int>(n) + 1;
     const std::string& line = lines[n];
     bool touched = false;
-    for (const auto& [key, v] : result) touched = touched || key.second == line_no;
+    for (const auto& [key, v] : result)
+      touched = touched || (key.second == line_no && !unchanged_setting(*v));
     if (!touched) {
+      // Settings kept as they are stay where they are.
+      for (const auto& [key, v] : result)
+        if (key.second == line_no)
+          for (const auto& o : v->outputs) placed.insert(o.first);
       out.push_back(line);
       continue;
     }
@@ -165,11 +177,12 @@ std::string render_migrated_script(const std::string& text, const std::string& f
     if (!placed.count(l.name))
       block.push_back("export " + l.name + "=" + tr::shell_quote(l.value) + "  # " +
                       one_line(l.origin));
-  size_t insert_at = 0;  // after the shebang, comments and #SBATCH lines at the top
-  while (insert_at < out.size()) {
-    const std::string& l = out[insert_at];
-    size_t first = l.find_first_not_of(" \t");
-    if (first != std::string::npos && l[first] != '#') break;
+  // After the shebang, comments and #SBATCH lines at the top (never edited,
+  // so their index is the same in the copy).
+  size_t insert_at = 0;
+  while (insert_at < lines.size()) {
+    size_t first = lines[insert_at].find_first_not_of(" \t");
+    if (first != std::string::npos && lines[insert_at][first] != '#') break;
     ++insert_at;
   }
   std::vector<std::string> head = {"# " + header +

@@ -27,6 +27,10 @@ namespace hn::migrate {
 
 inline constexpr const char* kArtifactMarker = "hnprecheck migrate";
 
+// The job keeps this setting as it is on the target: the same name with the
+// same value (or a value computed at run time that stays in the script).
+bool unchanged_setting(const compat::translate::VarResult& v);
+
 std::string render_migrated_script(const std::string& text, const std::string& file,
                                    const compat::translate::Translation& t,
                                    const std::string& header);

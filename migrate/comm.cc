@@ -9,6 +9,7 @@
 #include "compat/input_error.h"
 #include "compat/translate/link_env.h"
 #include "compat/translate/rules.h"
+#include "migrate/artifacts.h"
 #include "migrate/concerns.h"
 #include "probes/translate_context.h"
 #include "probes/translate_findings.h"
@@ -41,14 +42,6 @@ CommTranslation translate_job(const Job& job) {
 }
 
 namespace {
-
-// The job keeps this setting as it is: same name, same value on the target.
-bool unchanged(const tr::VarResult& v) {
-  if (v.outcome != tr::Outcome::kTranslated) return false;
-  if (v.input.dynamic) return v.outputs.empty();
-  return v.outputs.size() == 1 && v.outputs[0].first == v.input.name &&
-         v.outputs[0].second == v.input.value;
-}
 
 std::string seconds(double s) {
   char b[32];
@@ -101,10 +94,13 @@ std::optional<Wait> link_wait(const std::string& library,
   if (hccl) return Wait{120 + tr::LinkEnv::kHcclExtraWaitS, "HCCL's default 120 s + 20 s"};
   if (library != "nccl" && library != "torch" && library != "rccl") return std::nullopt;
   if (l.retry_count) {
+    // NCCL's own schedule only: an HCCL variable in the same job is not NCCL's.
+    const double n = *l.retry_count, sleep_s = l.retry_sleep_ms.value_or(100) / 1000.0;
     std::string w = where_of(entries, "NCCL_SOCKET_RETRY_CNT");
-    return Wait{*l.link_deadline_s(), "NCCL_SOCKET_RETRY_CNT=" + std::to_string(*l.retry_count) +
-                                          " x " + std::to_string(l.retry_sleep_ms.value_or(100)) +
-                                          " ms linear back-off" + (w.empty() ? "" : ", " + w)};
+    return Wait{n * (n + 1) / 2 * sleep_s,
+                "NCCL_SOCKET_RETRY_CNT=" + std::to_string(*l.retry_count) + " x " +
+                    std::to_string(l.retry_sleep_ms.value_or(100)) + " ms linear back-off" +
+                    (w.empty() ? "" : ", " + w)};
   }
   // NCCL 2.24+: 34 retries, 100 ms linear back-off (comm-params.md A1, N1).
   return Wait{34.0 * 35 / 2 * 0.1, "NCCL's default 34 retries x 100 ms linear back-off"};
@@ -139,7 +135,7 @@ Concern check_comm(const Job& job, const CommTranslation& ct, const ArtifactName
   std::map<std::string, int> by_outcome;
   for (const auto& v : t.vars) {
     ++count;
-    if (unchanged(v)) continue;
+    if (unchanged_setting(v)) continue;
     ++changed;
     ++by_outcome[v.outcome == tr::Outcome::kTranslated ? "renamed" : tr::to_string(v.outcome)];
     review += v.outcome == tr::Outcome::kNeedsReview || v.outcome == tr::Outcome::kInvalid;

@@ -24,8 +24,7 @@ std::vector<reports::MigrationChange> ordered_changes(const std::vector<Concern>
       for (const auto& i : c.items()) {
         if (!is_problem(i.finding) || !i.listed || i.blocking != blocking) continue;
         out.push_back({blocking ? reports::Verdict::kBlocked : reports::Verdict::kNeedsChanges,
-                       c.key(), i.finding.code, i.change.empty() ? i.finding.remediation : i.change,
-                       i.where});
+                       c.key(), i.finding.code, i.finding.entity, i.finding.remediation, i.where});
       }
   return out;
 }

@@ -58,7 +58,7 @@ template <std::size_t N>
 void legend(std::ostringstream& os, const Series (&series)[N], int y, int width) {
   int x = 0;
   for (const auto& s : series) {
-    int w = 24 + 7 * static_cast<int>(std::string_view(s.name).size());
+    int w = 30 + 8 * static_cast<int>(std::string_view(s.name).size());
     if (x + w > width) {
       x = 0;
       y += 18;
@@ -186,7 +186,7 @@ std::string render_migration_html(const Report& report, const Migration& m) {
     os << "<ol>\n";
     for (const auto& c : m.changes)
       os << "<li>" << (c.severity == Verdict::kBlocked ? "<strong>blocking</strong> " : "")
-         << esc(c.concern) << ": " << esc(c.what)
+         << esc(c.concern) << ", " << esc(c.entity) << ": " << esc(c.what)
          << (c.where.empty() ? "" : " <code>" + esc(c.where) + "</code>") << "</li>\n";
     os << "</ol>\n";
   }

@@ -60,6 +60,7 @@ std::string migration_json(const Migration& m) {
                        {"severity", verdict_key(c.severity)},
                        {"concern", c.concern},
                        {"code", c.code},
+                       {"entity", s(c.entity)},
                        {"what", s(c.what)},
                        {"where", s(c.where)}});
   json inputs = json::array();
@@ -171,7 +172,8 @@ std::string render_migration_text(const Report& report, const Migration& m,
   for (const auto& c : m.changes) {
     std::string tag = c.severity == Verdict::kBlocked ? "[blocking] " : "";
     os << "  " << ++n << ". " << styled(options, verdict_colour(c.severity), tag) << c.concern
-       << ": " << p(c.what) << (c.where.empty() ? "" : " (" + p(c.where) + ")") << "\n";
+       << ", " << p(c.entity) << ": " << p(c.what)
+       << (c.where.empty() ? "" : " (" + p(c.where) + ")") << "\n";
   }
 
   os << "\n" << text_heading("Inputs", options) << "\n";
@@ -220,8 +222,9 @@ std::string render_migration_markdown(const Report& report, const Migration& m) 
   int n = 0;
   for (const auto& c : m.changes)
     os << ++n << ". " << (c.severity == Verdict::kBlocked ? "**blocking** " : "")
-       << markdown_cell(c.concern) << ": " << markdown_cell(c.what)
-       << (c.where.empty() ? "" : " (" + markdown_cell(c.where) + ")") << "\n";
+       << markdown_cell(c.concern) << ", " << markdown_cell(c.entity) << ": "
+       << markdown_cell(c.what) << (c.where.empty() ? "" : " (" + markdown_cell(c.where) + ")")
+       << "\n";
   os << "\n## Inputs\n\n| name | value | from |\n|---|---|---|\n";
   for (const auto& i : m.inputs)
     os << "| " << markdown_cell(i.name) << " | " << markdown_cell(i.value) << " | "

@@ -42,6 +42,7 @@ struct MigrationChange {
   Verdict severity = Verdict::kNeedsChanges;  // kBlocked: the job cannot run until done
   std::string concern;                        // a concern key
   std::string code;                           // the finding it resolves
+  std::string entity;                         // what it is about (the finding's entity)
   std::string what;                           // the step, imperative
   std::string where;                          // file:line it applies to, or ""
 };
