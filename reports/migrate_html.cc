@@ -187,7 +187,8 @@ std::string render_migration_html(const Report& report, const Migration& m) {
     for (const auto& c : m.changes)
       os << "<li>" << (c.severity == Verdict::kBlocked ? "<strong>blocking</strong> " : "")
          << esc(c.concern) << ", " << esc(c.entity) << ": " << esc(c.what)
-         << (c.where.empty() ? "" : " <code>" + esc(c.where) + "</code>") << "</li>\n";
+         << (change_place(c).empty() ? "" : " <code>" + esc(change_place(c)) + "</code>")
+         << "</li>\n";
     os << "</ol>\n";
   }
 

@@ -35,6 +35,10 @@ std::string_view verdict_key(Verdict v) {
   return "ready";
 }
 
+std::string change_place(const MigrationChange& c) {
+  return c.where.empty() || c.what.find(c.where) != std::string::npos ? "" : c.where;
+}
+
 int migration_exit_code(const Migration& m) {
   for (const auto& c : m.concerns)
     if (c.verdict != Verdict::kReady) return 1;
@@ -173,7 +177,7 @@ std::string render_migration_text(const Report& report, const Migration& m,
     std::string tag = c.severity == Verdict::kBlocked ? "[blocking] " : "";
     os << "  " << ++n << ". " << styled(options, verdict_colour(c.severity), tag) << c.concern
        << ", " << p(c.entity) << ": " << p(c.what)
-       << (c.where.empty() ? "" : " (" + p(c.where) + ")") << "\n";
+       << (change_place(c).empty() ? "" : " (" + p(change_place(c)) + ")") << "\n";
   }
 
   os << "\n" << text_heading("Inputs", options) << "\n";
@@ -223,8 +227,8 @@ std::string render_migration_markdown(const Report& report, const Migration& m) 
   for (const auto& c : m.changes)
     os << ++n << ". " << (c.severity == Verdict::kBlocked ? "**blocking** " : "")
        << markdown_cell(c.concern) << ", " << markdown_cell(c.entity) << ": "
-       << markdown_cell(c.what) << (c.where.empty() ? "" : " (" + markdown_cell(c.where) + ")")
-       << "\n";
+       << markdown_cell(c.what)
+       << (change_place(c).empty() ? "" : " (" + markdown_cell(change_place(c)) + ")") << "\n";
   os << "\n## Inputs\n\n| name | value | from |\n|---|---|---|\n";
   for (const auto& i : m.inputs)
     os << "| " << markdown_cell(i.name) << " | " << markdown_cell(i.value) << " | "

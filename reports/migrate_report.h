@@ -80,6 +80,9 @@ struct Migration {
   std::vector<OperatorShare> operators;
 };
 
+// The file:line a change applies to, or "" when its text already names it.
+std::string change_place(const MigrationChange& c);
+
 // 0 when every concern is ready, else 1.
 int migration_exit_code(const Migration& m);
 

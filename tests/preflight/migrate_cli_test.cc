@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process.h"
+#include "tests/support/readme_blocks.h"
 #include "tests/support/temp_dir.h"
 
 using nlohmann::json;
@@ -215,4 +216,23 @@ TEST_CASE("migrate cli: the example's models are what make_model writes") {
     CHECK(hn::test::read_file(out) ==
           hn::test::read_file(kExamples + "/" + kind + "/gpt_block.onnx"));
   }
+}
+
+TEST_CASE("migrate cli: the README's example report is a live run's output") {
+  std::string example;
+  for (const auto& b : hn::test::fenced_blocks(std::string(HN_SOURCE_DIR) + "/README.md", "text"))
+    if (b.text.rfind("hnprecheck migrate  job ", 0) == 0) example = b.text;
+  REQUIRE_FALSE(example.empty());
+  // Run from the repository root, as the README says, so the paths match.
+  auto live = hn::test::run_process(
+      {"/bin/sh", "-c",
+       "cd '" + std::string(HN_SOURCE_DIR) + "' && exec '" + std::string(HN_BINARY) +
+           "' migrate examples/migrate/legacy/job.toml --quiet --no-color"});
+  CHECK(live.exit_code == 1);
+  // Only the run time differs from run to run.
+  auto without_time = [](std::string s) {
+    auto at = s.rfind(" in ");
+    return at == std::string::npos ? s : s.substr(0, at);
+  };
+  CHECK(without_time(example) == without_time(live.out));
 }
