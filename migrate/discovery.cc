@@ -57,8 +57,6 @@ constexpr FlagSpec kMegatronFlags[] = {
     {"--nproc-per-node", "ranks_per_node"},
     {"--nproc_per_node", "ranks_per_node"},
     {"--nnodes", "nodes"},
-    {"--master-port", "master_port"},
-    {"--master_port", "master_port"},
 };
 
 // Options of sbatch/srun that take a value (sbatch(1), srun(1)); short forms
@@ -250,7 +248,7 @@ class Scanner {
         if (std::string(spec->key) == "pg_timeout_s" && is_number(text) && !v.dynamic)
           value = std::to_string(static_cast<long long>(std::stod(text) * 60));
         const std::string key = spec->key;
-        const bool torchrun = key == "ranks_per_node" || key == "nodes" || key == "master_port";
+        const bool torchrun = key == "ranks_per_node" || key == "nodes";
         add(key, value, v.dynamic, v.line, (torchrun ? "torchrun " : "") + std::string(spec->flag));
       };
       if (has_inline) {

@@ -30,7 +30,7 @@ namespace hn::migrate {
 
 struct Found {
   // tp, pp, cp, ep, nodes, ranks_per_node, gpus_per_node, data, checkpoint,
-  // load, logs, metrics, pg_timeout_s, master_port
+  // load, logs, metrics, pg_timeout_s
   std::string key;
   std::string value;  // after quote removal and expansion; as written when dynamic
   bool dynamic = false;

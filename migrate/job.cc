@@ -192,16 +192,20 @@ Job resolve_job(const JobOptions& o) {
     job.manifest = cli(*o.manifest, "--manifest");
   }
   const Manifest* mp = m ? &*m : nullptr;
+  // The command line's value, else the manifest's, else the fallback.
+  auto choose = [&](const char* name, const std::optional<std::string>& cli_value,
+                    const char* option, std::optional<Declared<std::string>> Manifest::*field,
+                    std::optional<Sourced> fallback = std::nullopt) {
+    return Choice(job, name)
+        .add(from_cli(cli_value, option))
+        .add(mp ? from_manifest(mp->*field) : std::nullopt)
+        .add(fallback)
+        .pick();
+  };
 
   // Launch material: the command line replaces the manifest's.
-  job.script = Choice(job, "script")
-                   .add(from_cli(o.script, "--script"))
-                   .add(mp ? from_manifest(mp->script) : std::nullopt)
-                   .pick();
-  job.k8s = Choice(job, "k8s")
-                .add(from_cli(o.k8s, "--k8s"))
-                .add(mp ? from_manifest(mp->k8s) : std::nullopt)
-                .pick();
+  job.script = choose("script", o.script, "--script", &Manifest::script);
+  job.k8s = choose("k8s", o.k8s, "--k8s", &Manifest::k8s);
   if (!o.env_files.empty()) {
     for (const auto& e : o.env_files) job.env_files.push_back(cli(e, "--env"));
   } else if (mp) {
@@ -211,10 +215,7 @@ Job resolve_job(const JobOptions& o) {
     job.inputs.push_back({"env_file", e.value, e.where, e.origin, true});
   read_launch_material(job);
 
-  auto name = Choice(job, "name")
-                  .add(from_cli(o.name, "--name"))
-                  .add(mp ? from_manifest(mp->name) : std::nullopt)
-                  .pick();
+  auto name = choose("name", o.name, "--name", &Manifest::name);
   if (name)
     job.name = name->value;
   else if (job.script)
@@ -225,10 +226,7 @@ Job resolve_job(const JobOptions& o) {
     job.name = "job";
 
   // Target.
-  auto profile = Choice(job, "profile")
-                     .add(from_cli(o.profile, "--profile"))
-                     .add(mp ? from_manifest(mp->profile) : std::nullopt)
-                     .pick();
+  auto profile = choose("profile", o.profile, "--profile", &Manifest::profile);
   if (!profile)
     missing("--profile",
             "give the target cluster's profile ([target] profile in the manifest, "
@@ -236,14 +234,8 @@ Job resolve_job(const JobOptions& o) {
   job.profile_file = *profile;
   job.profile = probes::load_profile_file(profile->value);
 
-  job.model = Choice(job, "model")
-                  .add(from_cli(o.model, "--model"))
-                  .add(mp ? from_manifest(mp->model) : std::nullopt)
-                  .pick();
-  if (auto f = Choice(job, "model_format")
-                   .add(from_cli(o.model_format, "--format"))
-                   .add(mp ? from_manifest(mp->model_format) : std::nullopt)
-                   .pick())
+  job.model = choose("model", o.model, "--model", &Manifest::model);
+  if (auto f = choose("model_format", o.model_format, "--format", &Manifest::model_format))
     job.model_format = f->value;
   // --backend and --matrix are one choice: the command line's wins as a whole.
   auto backend = from_cli(o.backend, "--backend");
@@ -255,24 +247,14 @@ Job resolve_job(const JobOptions& o) {
   }
   if (backend) Choice(job, "backend").add(backend).pick();
   if (matrix) Choice(job, "matrix").add(matrix).pick();
-  if (job.model && !backend && !matrix)
-    missing("--backend",
-            "a model needs the target's operator matrix: [target] backend or "
-            "matrix in the manifest, or --backend NAME / --matrix FILE");
   if (backend) job.matrix = compat::builtin_matrix(backend->value);
   if (matrix) job.matrix = compat::load_op_matrix_file(matrix->value);
-  if (auto mapping = Choice(job, "mapping")
-                         .add(from_cli(o.mapping, "--mapping"))
-                         .add(mp ? from_manifest(mp->mapping) : std::nullopt)
-                         .pick())
+  if (auto mapping = choose("mapping", o.mapping, "--mapping", &Manifest::mapping))
     job.mapping = compat::parse_op_mapping(compat::read_text_file(mapping->value), mapping->value);
 
   // Communication libraries.
-  job.from = *Choice(job, "from")
-                  .add(from_cli(o.from, "--from"))
-                  .add(mp ? from_manifest(mp->from) : std::nullopt)
-                  .add(Sourced{"torch", "", "default", false})
-                  .pick();
+  job.from =
+      *choose("from", o.from, "--from", &Manifest::from, Sourced{"torch", "", "default", false});
   std::optional<Sourced> profile_library;
   if (job.profile.comm.library == "hccl" || job.profile.comm.library == "nccl")
     profile_library =
@@ -283,23 +265,13 @@ Job resolve_job(const JobOptions& o) {
                 .add(profile_library)
                 .add(Sourced{"hccl", "", "default", false})
                 .pick();
-  job.platform = *Choice(job, "platform")
-                      .add(from_cli(o.platform, "--platform"))
-                      .add(mp ? from_manifest(mp->platform) : std::nullopt)
-                      .add(Sourced{"a2", "", "default", false})
-                      .pick();
-  job.plane = Choice(job, "plane")
-                  .add(from_cli(o.plane, "--plane"))
-                  .add(mp ? from_manifest(mp->plane) : std::nullopt)
-                  .pick();
-  job.local_port_range = Choice(job, "local_port_range")
-                             .add(from_cli(o.local_port_range, "--local-port-range"))
-                             .add(mp ? from_manifest(mp->local_port_range) : std::nullopt)
-                             .pick();
-  job.reserved_ports = Choice(job, "reserved_ports")
-                           .add(from_cli(o.reserved_ports, "--reserved-ports"))
-                           .add(mp ? from_manifest(mp->reserved_ports) : std::nullopt)
-                           .pick();
+  job.platform = *choose("platform", o.platform, "--platform", &Manifest::platform,
+                         Sourced{"a2", "", "default", false});
+  job.plane = choose("plane", o.plane, "--plane", &Manifest::plane);
+  job.local_port_range = choose("local_port_range", o.local_port_range, "--local-port-range",
+                                &Manifest::local_port_range);
+  job.reserved_ports =
+      choose("reserved_ports", o.reserved_ports, "--reserved-ports", &Manifest::reserved_ports);
   std::optional<Sourced> pg_cli, pg_manifest;
   if (o.pg_timeout_s)
     pg_cli = cli(std::to_string(static_cast<long long>(*o.pg_timeout_s)), "--pg-timeout");

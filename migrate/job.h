@@ -8,7 +8,8 @@
 // It reads every file the job names (launch material, profile, matrix,
 // mapping, evidence) and throws compat::InputError for anything missing or
 // malformed, naming the file and line (exit 2). A profile is required; a
-// backend or matrix is required when a model is given. Launch material is
+// model without an operator matrix is left for the operators concern to
+// report. Launch material is
 // read in this order, a later assignment of a name winning: env files, the
 // script, the Kubernetes manifest.
 
@@ -70,7 +71,7 @@ struct Job {
   Sourced from, to, platform;
   std::optional<Sourced> pg_timeout_s, plane, local_port_range, reserved_ports;
 
-  // Model and operator matrix (matrix is set when a model is given).
+  // Model and operator matrix (either may be missing: the operators concern says so).
   std::optional<Sourced> model;
   std::string model_format = "auto";
   std::optional<compat::OpMatrix> matrix;

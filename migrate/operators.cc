@@ -15,6 +15,12 @@ namespace hn::migrate {
 
 namespace {
 
+std::string backend_names() {
+  std::string out;
+  for (const auto& n : compat::builtin_matrix_names()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::string percent(std::int64_t part, std::int64_t whole) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
@@ -30,6 +36,12 @@ Concern check_operators(const Job& job, std::vector<reports::OperatorShare>& sha
         "MIG-OPS-NO-MODEL", reports::Status::kWarn, "model",
         {{"model", "-"}, {"backend", job.matrix ? job.matrix->backend : "the target"}}));
     c.set_summary("not checked: the job names no model");
+    return c;
+  }
+  if (!job.matrix) {
+    c.add(reports::make_finding("MIG-OPS-NO-MATRIX", reports::Status::kWarn, "matrix",
+                                {{"model", job.model->value}, {"backends", backend_names()}}));
+    c.set_summary("not checked: the target's operator matrix is not named");
     return c;
   }
   const compat::OpMatrix& matrix = *job.matrix;

@@ -14,6 +14,12 @@ constexpr CatalogEntry kEntries[] = {
      "not checked against {backend}",
      "Name the model in the manifest ([model] file = ...) or with --model FILE, then re-run."},
 
+    {"MIG-OPS-NO-MATRIX", Layer::kL4, "the target's operator matrix is known",
+     "the operator matrix is named",
+     "the target's operator matrix is not named, so the operators of {model} were not checked",
+     "Name it in the manifest ([target] backend, built in: {backends}; or [target] matrix = "
+     "FILE) or with --backend NAME / --matrix FILE, then re-run."},
+
     // ---- comm parameters ---------------------------------------------------
     {"MIG-COMM-NO-LAUNCH", Layer::kL3, "the job's launch material is known",
      "the launch material is {inputs}",

@@ -52,3 +52,16 @@ TEST_CASE("operators: no model is a change to make, never a silent pass") {
   CHECK(hn::test::finding(c, "MIG-OPS-NO-MODEL").status == Status::kWarn);
   CHECK(shares.empty());
 }
+
+TEST_CASE("operators: a model without the target's matrix is reported, not guessed") {
+  hn::test::JobFixture fx;
+  hn::migrate::JobOptions o;
+  o.script = fx.write("train.sbatch", fx.script);
+  o.profile = fx.profile;
+  o.model = fx.model;
+  std::vector<hn::reports::OperatorShare> shares;
+  Concern c = check_operators(resolve_job(o), shares);
+  CHECK(c.verdict() == Verdict::kNeedsChanges);
+  CHECK_THAT(hn::test::finding(c, "MIG-OPS-NO-MATRIX").remediation,
+             Catch::Contains("built in: reference-cpu, example-npu, example-gpu"));
+}
