@@ -6,11 +6,12 @@
 #include <set>
 
 #include "migrate/concerns.h"
-#include "migrate/layout.h"
 #include "reports/catalog.h"
+#include "stack/l2_framework/layout.h"
 
 namespace hn::migrate {
 
+namespace fw = stack::framework;
 using reports::Status;
 
 namespace {
@@ -53,13 +54,15 @@ Placement placement(const probes::Profile& p) {
   return out;
 }
 
-std::string range_text(const std::vector<long long>& g) {
+std::string range_text(const std::vector<int>& g) {
   return g.size() == 1 ? std::to_string(g.front())
                        : std::to_string(g.front()) + "-" + std::to_string(g.back());
 }
 
-void check_tp_domains(Concern& c, const Job& job, long long tp, long long nodes, long long per_node,
-                      long long world) {
+// TP groups from the stack's layout (Megatron's rank order: tp fastest).
+void check_tp_domains(Concern& c, const Job& job, const fw::Layout& layout, long long nodes,
+                      long long per_node) {
+  const long long tp = layout.tp, world = layout.world();
   if (job.profile.domains.empty()) {
     c.add(reports::make_finding(
         "MIG-SCHED-TP-DOMAIN", Status::kSkip, "tp groups",
@@ -79,13 +82,13 @@ void check_tp_domains(Concern& c, const Job& job, long long tp, long long nodes,
   for (long long n = 0; n < nodes; ++n)
     placed += (n ? ", " : "") + pl.nodes[n] + " in " + pl.domain[n];
   placed = "ranks " + std::to_string(per_node) + " per node, node by node: " + placed;
-  auto groups = tp_groups(tp, world);
+  const auto groups = layout.groups(fw::GroupKind::kTensor);
   int straddling = 0;
-  const std::vector<long long>* first = nullptr;
+  const std::vector<int>* first = nullptr;
   std::string spans;
   for (const auto& g : groups) {
     std::vector<std::string> doms;
-    for (long long r : g) {
+    for (int r : g) {
       const std::string& d = pl.domain[static_cast<size_t>(r / per_node)];
       if (std::find(doms.begin(), doms.end(), d) == doms.end()) doms.push_back(d);
     }
@@ -228,19 +231,29 @@ Concern check_scheduling(const Job& job) {
   const long long mp = tp * pp * cp;
   std::string layout = "tp " + std::to_string(tp) + ", pp " + std::to_string(pp) + ", cp " +
                        std::to_string(cp) + ", ep " + std::to_string(ep);
+  // The stack's layout has no cp: a context-parallel group sits inside the
+  // data-parallel axis (Megatron's order tp-cp-ep-dp-pp), so cp is checked
+  // here and folded into dp there; TP groups are the same either way.
   std::string detail;
-  if (world % mp != 0)
+  std::optional<fw::Layout> l;
+  if (world > (1 << 24))
+    detail = "the world size " + std::to_string(world) + " is not a plausible job size";
+  else if (world % mp != 0)
     detail = "tp x pp x cp = " + std::to_string(mp) + " does not divide the world size " +
              std::to_string(world) + " (" + std::to_string(*nodes) + " node(s) x " +
              std::to_string(*per_node) + ")";
-  else if (auto dp = job.count("dp"); dp && *dp * mp != world)
-    detail = "tp x pp x cp x dp = " + std::to_string(*dp * mp) + " is not the world size " +
-             std::to_string(world);
-  else if (world % (tp * ep * pp) != 0)
-    detail = "tp x ep x pp = " + std::to_string(tp * ep * pp) + " does not divide the world size " +
-             std::to_string(world) + " (Megatron's expert data-parallel size would not be whole)";
   else
-    layout += ", dp " + std::to_string(world / mp);
+    try {
+      auto dp = job.count("dp");
+      fw::Layout candidate{static_cast<int>(tp), static_cast<int>(pp),
+                           static_cast<int>(dp ? *dp * cp : world / (tp * pp)),
+                           static_cast<int>(ep)};
+      candidate.fits(static_cast<int>(world));
+      l = candidate;
+      layout += ", dp " + std::to_string(world / mp);
+    } catch (const fw::LayoutError& e) {
+      detail = e.what();
+    }
   c.add(reports::make_finding(
             "MIG-SCHED-WORLD", detail.empty() ? Status::kPass : Status::kFail, "layout",
             {{"world", std::to_string(world)},
@@ -291,7 +304,7 @@ Concern check_scheduling(const Job& job) {
     c.add(reports::make_finding("MIG-SCHED-CAPACITY", st, "capacity", p), st == Status::kFail,
           where_of(job, "nodes"));
   }
-  if (detail.empty()) check_tp_domains(c, job, tp, *nodes, *per_node, world);
+  if (l) check_tp_domains(c, job, *l, *nodes, *per_node);
 
   int problems = 0;
   for (const auto& i : c.items()) problems += is_problem(i.finding);

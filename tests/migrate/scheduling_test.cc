@@ -2,18 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "migrate/concerns.h"
-#include "migrate/layout.h"
 #include "tests/migrate/job_fixture.h"
 
 using namespace hn::migrate;
 using hn::reports::Status;
 using hn::reports::Verdict;
-
-TEST_CASE("scheduling: Megatron's TP groups are consecutive ranks") {
-  CHECK(tp_groups(4, 8) == std::vector<std::vector<long long>>{{0, 1, 2, 3}, {4, 5, 6, 7}});
-  CHECK(tp_groups(1, 2) == std::vector<std::vector<long long>>{{0}, {1}});
-  CHECK(tp_groups(3, 4) == std::vector<std::vector<long long>>{{0, 1, 2}, {3}});
-}
 
 TEST_CASE("scheduling: 4 nodes x 8, TP 8 inside each node's domain: ready") {
   hn::test::JobFixture fx;
@@ -101,4 +94,17 @@ TEST_CASE("scheduling: an #SBATCH line after the first command is ignored by sba
     }
   CHECK(found);
   CHECK(c.verdict() == Verdict::kNeedsChanges);
+}
+
+TEST_CASE("scheduling: expert parallelism must divide data parallelism (the stack's layout)") {
+  hn::test::JobFixture fx;
+  fx.edit("--pipeline-model-parallel-size 4",
+          "--pipeline-model-parallel-size 2 "
+          "--expert-model-parallel-size 4");
+  Concern c = check_scheduling(fx.resolve());
+  const auto& f = hn::test::finding(c, "MIG-SCHED-WORLD");
+  CHECK(f.status == Status::kFail);
+  CHECK_THAT(f.message, Catch::Contains("ep=4 must divide dp=2"));
+  // Without a layout that fits, the TP groups are not placed.
+  for (const auto& i : c.items()) CHECK(i.finding.code != "MIG-SCHED-TP-DOMAIN");
 }
