@@ -139,3 +139,25 @@ TEST_CASE("discovery: a real Megatron-LM launch script (examples/gpt3)") {
   CHECK(d.last("ranks_per_node"));
   CHECK(d.last("nodes"));
 }
+
+TEST_CASE("discovery: truncated and corrupted scripts raise only input errors") {
+  const std::string text = hn::compat::read_text_file(std::string(HN_SOURCE_DIR) +
+                                                      "/examples/migrate/legacy/train.sbatch");
+  auto survives = [](const std::string& t) {
+    try {
+      discover_launch_script(t, "x.sh");
+    } catch (const hn::compat::InputError&) {
+    }
+  };
+  for (size_t n = 0; n <= text.size(); n += 7) survives(text.substr(0, n));
+  std::uint32_t seed = 7;
+  const std::string bytes = "\"'\\$`(){}[]<>|&;#\n =-";
+  for (int i = 0; i < 2000; ++i) {
+    std::string t = text;
+    for (int k = 0; k < 3; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      t[(seed >> 8) % t.size()] = bytes[(seed >> 20) % bytes.size()];
+    }
+    survives(t);
+  }
+}

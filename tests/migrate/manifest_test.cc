@@ -155,3 +155,34 @@ TEST_CASE("manifest: bad input names the file, the line and the key") {
   CHECK_THAT(error_of("version = 1\n[layout\ntp = 8\n"),
              Catch::StartsWith("jobs/job.toml:2: malformed TOML"));
 }
+
+TEST_CASE("manifest: truncated and corrupted manifests raise only input errors") {
+  const std::string text = R"(version = 1
+name = "gpt"
+[launch]
+script = "train.sbatch"
+env_files = ["a.env"]
+[layout]
+tp = 8
+[storage]
+data = ["/mnt/shared/data"]
+checkpoint_size = "180GiB"
+)";
+  auto survives = [](const std::string& t) {
+    try {
+      parse_manifest(t, "job.toml");
+    } catch (const InputError&) {
+    }
+  };
+  for (size_t n = 0; n <= text.size(); ++n) survives(text.substr(0, n));
+  std::uint32_t seed = 11;
+  const std::string bytes = "\"'[]{}=,.\n #0x-";
+  for (int i = 0; i < 2000; ++i) {
+    std::string t = text;
+    for (int k = 0; k < 2; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      t[(seed >> 8) % t.size()] = bytes[(seed >> 20) % bytes.size()];
+    }
+    survives(t);
+  }
+}
