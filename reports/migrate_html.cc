@@ -1,127 +1,119 @@
 // The migration report as one self-contained HTML page: inline CSS and SVG,
 // no script, nothing fetched. Two charts: the findings of each concern by
 // status with the concern's verdict, and each model's operator coverage by
-// class. Every series has its own colour and a legend entry.
-#include <cstdio>
+// class. The charts keep the contract of docs/html-charts.md (data-series,
+// one colour each, a data-legend entry per series drawn; reports/svg_chart.h).
 #include <sstream>
 
-#include "reports/junit_report.h"
+#include <map>
+#include <set>
+
 #include "reports/migrate_report.h"
 #include "reports/report_time.h"
+#include "reports/svg_chart.h"
 
 namespace hn::reports {
 
 namespace {
 
-std::string esc(std::string_view v) {
-  return xml_escape(v, false);
-}
+using svg::esc;
+using svg::num;
 
-std::string num(double v, const char* f = "%.1f") {
-  char b[32];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-struct Series {
-  const char* name;
-  const char* colour;
-};
-
-constexpr Series kStatusSeries[] = {
-    {"PASS", "#2e7d32"}, {"WARN", "#ef6c00"},  {"FAIL", "#c62828"},
-    {"SKIP", "#757575"}, {"ERROR", "#6a1b9a"},
-};
 constexpr Status kStatusOrder[] = {Status::kPass, Status::kWarn, Status::kFail, Status::kSkip,
                                    Status::kError};
 
-// op_check's classes, best first.
-constexpr Series kClassSeries[] = {
-    {"supported", "#1b5e20"},         {"supported-by-decomposition", "#64b5f6"},
-    {"unknown-mapping", "#fbc02d"},   {"constraint-violated", "#8d6e63"},
-    {"unsupported-dtype", "#d81b60"}, {"unsupported-op", "#b71c1c"},
-};
+// op_check's classes, best first, each with its own colour.
+constexpr const char* kClasses[] = {"supported",         "supported-by-decomposition",
+                                    "unknown-mapping",   "constraint-violated",
+                                    "unsupported-dtype", "unsupported-op"};
 
 const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::kReady:
-      return "#2e7d32";
+      return svg::status_colour(Status::kPass);
     case Verdict::kNeedsChanges:
-      return "#ef6c00";
+      return svg::status_colour(Status::kWarn);
     case Verdict::kBlocked:
-      return "#c62828";
+      return svg::status_colour(Status::kFail);
   }
   return "#000";
 }
 
-template <std::size_t N>
-void legend(std::ostringstream& os, const Series (&series)[N], int y, int width) {
-  int x = 0;
-  for (const auto& s : series) {
-    int w = 30 + 8 * static_cast<int>(std::string_view(s.name).size());
-    if (x + w > width) {
-      x = 0;
-      y += 18;
-    }
-    os << "<g class=\"legend\"><rect x=\"" << x << "\" y=\"" << y
-       << "\" width=\"12\" height=\"12\" "
-       << "fill=\"" << s.colour << "\"/><text x=\"" << x + 16 << "\" y=\"" << y + 10 << "\">"
-       << esc(s.name) << "</text></g>\n";
-    x += w;
-  }
-}
-
-// One row per concern: its findings by status as a stacked bar, the verdict
-// written after it in the verdict's colour.
+// One row per concern: its findings by status as a stacked bar (a series per
+// status, in the status colours every page uses), the verdict written after
+// it in the verdict's colour; the legend names the statuses drawn.
 void verdict_chart(std::ostringstream& os, const Report& report, const Migration& m) {
-  const int label = 150, width = 360, row = 28, top = 8;
+  const int label = 150, width = 360, row = 28, top = 8, legend_x = label + width + 130;
   std::size_t widest = 1;
-  for (const auto& c : m.concerns) widest = std::max(widest, c.findings.size());
-  const int height = top + row * static_cast<int>(m.concerns.size()) + 44;
+  std::map<Status, int> present;
+  for (const auto& c : m.concerns) {
+    widest = std::max(widest, c.findings.size());
+    for (std::size_t i : c.findings) ++present[report.findings.at(i).status];
+  }
+  const int height = std::max(top + row * static_cast<int>(m.concerns.size()),
+                              top + 16 * static_cast<int>(present.size())) +
+                     8;
   os << "<svg class=\"chart\" role=\"img\" aria-label=\"verdicts per concern\" width=\""
-     << label + width + 140 << "\" height=\"" << height << "\">\n";
+     << legend_x + 80 << "\" height=\"" << height << "\">\n";
   int y = top;
   for (const auto& c : m.concerns) {
     os << "<text x=\"0\" y=\"" << y + 15 << "\">" << esc(c.title) << "</text>\n";
     double x = label;
-    for (std::size_t s = 0; s < std::size(kStatusOrder); ++s) {
+    for (Status st : kStatusOrder) {
       int n = 0;
-      for (std::size_t i : c.findings) n += report.findings.at(i).status == kStatusOrder[s];
+      for (std::size_t i : c.findings) n += report.findings.at(i).status == st;
       if (n == 0) continue;
       double w = static_cast<double>(n) / static_cast<double>(widest) * width;
-      os << "<rect x=\"" << num(x) << "\" y=\"" << y + 3 << "\" width=\"" << num(w)
-         << "\" height=\"18\" fill=\"" << kStatusSeries[s].colour << "\"><title>" << esc(c.title)
-         << ": " << n << " " << kStatusSeries[s].name << "</title></rect>\n";
+      os << "<rect data-series=\"" << esc(to_string(st)) << "\" x=\"" << num(x) << "\" y=\""
+         << y + 3 << "\" width=\"" << num(w) << "\" height=\"18\" fill=\"" << svg::status_colour(st)
+         << "\"><title>" << esc(c.title) << ": " << n << " " << esc(to_string(st))
+         << "</title></rect>\n";
       x += w;
     }
     os << "<text class=\"verdict\" x=\"" << num(x + 8) << "\" y=\"" << y + 16 << "\" fill=\""
        << verdict_colour(c.verdict) << "\">" << esc(to_string(c.verdict)) << "</text>\n";
     y += row;
   }
-  legend(os, kStatusSeries, y + 8, label + width);
+  int legend_y = top;
+  for (Status st : kStatusOrder)
+    if (present.count(st)) {
+      svg::legend_entry(os, legend_x, legend_y, to_string(st), svg::status_colour(st),
+                        to_string(st));
+      legend_y += 16;
+    }
   os << "</svg>\n";
 }
 
-// One bar per model: the share of its nodes (or calls) in each class.
+// One bar per model: the share of its nodes (or calls) in each class; the
+// legend names the classes drawn.
 void coverage_chart(std::ostringstream& os, const Migration& m) {
-  const int label = 150, width = 420, row = 30, top = 8;
-  const int height = top + row * static_cast<int>(m.operators.size()) + 62;
+  const int label = 150, width = 420, row = 30, top = 8, legend_x = label + width + 20;
+  std::set<std::size_t> drawn;
+  for (const auto& o : m.operators)
+    for (std::size_t k = 0; k < std::size(kClasses); ++k) {
+      auto it = o.by_class.find(kClasses[k]);
+      if (it != o.by_class.end() && it->second > 0 && o.total > 0) drawn.insert(k);
+    }
+  const int height = std::max(top + row * static_cast<int>(m.operators.size()),
+                              top + 16 * static_cast<int>(drawn.size())) +
+                     8;
   os << "<svg class=\"chart\" role=\"img\" aria-label=\"operator coverage\" width=\""
-     << label + width + 20 << "\" height=\"" << height << "\">\n";
+     << legend_x + 220 << "\" height=\"" << height << "\">\n";
   int y = top;
   for (const auto& o : m.operators) {
-    std::string name =
-        o.file.substr(o.file.rfind('/') == std::string::npos ? 0 : o.file.rfind('/') + 1);
-    os << "<text x=\"0\" y=\"" << y + 16 << "\">" << esc(name) << "</text>\n";
+    auto slash = o.file.rfind('/');
+    os << "<text x=\"0\" y=\"" << y + 16 << "\">"
+       << esc(slash == std::string::npos ? o.file : o.file.substr(slash + 1)) << "</text>\n";
     double x = label;
-    for (const auto& s : kClassSeries) {
-      auto it = o.by_class.find(s.name);
-      if (it == o.by_class.end() || it->second == 0 || o.total == 0) continue;
+    for (std::size_t k = 0; k < std::size(kClasses); ++k) {
+      auto it = o.by_class.find(kClasses[k]);
+      if (!drawn.count(k) || it == o.by_class.end() || it->second == 0) continue;
       double share = static_cast<double>(it->second) / static_cast<double>(o.total);
       double w = share * width;
-      os << "<rect x=\"" << num(x) << "\" y=\"" << y + 3 << "\" width=\"" << num(w)
-         << "\" height=\"20\" fill=\"" << s.colour << "\"><title>" << esc(s.name) << ": "
-         << it->second << " of " << o.total << " (" << num(share * 100) << "%)</title></rect>\n";
+      os << "<rect data-series=\"" << kClasses[k] << "\" x=\"" << num(x) << "\" y=\"" << y + 3
+         << "\" width=\"" << num(w) << "\" height=\"20\" fill=\"" << svg::series_colour(k)
+         << "\"><title>" << kClasses[k] << ": " << it->second << " of " << o.total << " ("
+         << num(share * 100, "%.1f") << "%)</title></rect>\n";
       if (w > 34)
         os << "<text class=\"in\" x=\"" << num(x + 3) << "\" y=\"" << y + 17 << "\">"
            << num(share * 100, "%.0f") << "%</text>\n";
@@ -129,7 +121,11 @@ void coverage_chart(std::ostringstream& os, const Migration& m) {
     }
     y += row;
   }
-  legend(os, kClassSeries, y + 8, label + width);
+  int legend_y = top;
+  for (std::size_t k : drawn) {
+    svg::legend_entry(os, legend_x, legend_y, kClasses[k], svg::series_colour(k), kClasses[k]);
+    legend_y += 16;
+  }
   os << "</svg>\n";
 }
 
@@ -138,9 +134,9 @@ void findings_table(std::ostringstream& os, const std::vector<Finding>& findings
         "<th>next step</th></tr>\n";
   for (const auto& f : findings) {
     std::string st(to_string(f.status));
-    os << "<tr><td class=\"st\" style=\"color:" << kStatusSeries[static_cast<int>(f.status)].colour
-       << "\">" << st << "</td><td><code>" << esc(f.code) << "</code></td><td>" << esc(f.entity)
-       << "</td><td>" << esc(f.message);
+    os << "<tr><td class=\"st\" style=\"color:" << svg::status_colour(f.status) << "\">" << st
+       << "</td><td><code>" << esc(f.code) << "</code></td><td>" << esc(f.entity) << "</td><td>"
+       << esc(f.message);
     if (!f.evidence.empty()) {
       os << "<details><summary>evidence</summary><ul>";
       for (const auto& [k, v] : f.evidence) os << "<li>" << esc(k) << ": " << esc(v) << "</li>";
