@@ -42,7 +42,7 @@ TEST_CASE("artifacts: assignment lines become their translation, the original ke
         "a comment)\n"
         "#SBATCH --nodes=2\n"
         "# ---- hnprecheck migrate: settings no single line of the original sets ----\n"
-        "export HCCL_RDMA_SL=4  # NCCL_IB_SL=3 (job.sh:6), converted\n"
+        "export HCCL_RDMA_SL=4  # NCCL_IB_SL=3 (job.sh:6 (prefix of srun)), converted\n"
         "# ----\n"
         "# hnprecheck migrate: was: export NCCL_IB_TC=106 OMP_NUM_THREADS=8\n"
         "export HCCL_RDMA_TC=104  # hnprecheck migrate: from NCCL_IB_TC=106, converted\n"
