@@ -13,5 +13,6 @@ Command translate();
 Command consistency();
 Command bench();
 Command gate();
+Command migrate();
 
 }  // namespace hn::preflight::commands

@@ -163,11 +163,11 @@ int run_compare(const po::variables_map& vm, const std::vector<std::string>& pat
 
   reports::CtrfBaseline ctrf{
       base.id, base.created, base_path, {{"runs", std::to_string(base.runs.size())}}};
-  const std::map<std::string, std::string> rendered = {
-      {"html", reports::render_gate_html(
-                   report, gate::gate_page(c, base, base_path, runs.size(), rules.source))},
-      {"ctrf", reports::render_ctrf(report, &ctrf)}};
-  emit_report(report, vm, false, {}, rendered);
+  const auto page = gate::gate_page(c, base, base_path, runs.size(), rules.source);
+  ReportRenderers renderers;
+  renderers.html = [&](const reports::Report& r) { return reports::render_gate_html(r, page); };
+  renderers.ctrf = [&](const reports::Report& r) { return reports::render_ctrf(r, &ctrf); };
+  emit_report(report, vm, false, {}, renderers);
   return reports::exit_code_for(report.findings, vm["strict"].as<bool>());
 }
 
