@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compat/input_error.h"
+#include "compat/json_input.h"
 #include "compat/text_file.h"
 
 namespace hn::compat {
@@ -57,25 +58,6 @@ namespace {
 [[noreturn]] void structure_error(const std::string& file, const std::string& field,
                                   const std::string& what) {
   throw InputError(file, 0, 0, field, what);
-}
-
-// nlohmann reports a byte offset; users want line:column.
-[[noreturn]] void parse_error(const std::string& file, const std::string& text,
-                              const json::parse_error& e) {
-  std::size_t byte = std::min<std::size_t>(e.byte, text.size());
-  int line = 1, col = 1;
-  for (std::size_t i = 0; i + 1 < byte; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  std::string what = e.what();
-  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> the reason.
-  if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
-  throw InputError(file, line, col, "", "not a JSON trace: " + what);
 }
 
 struct Event {
@@ -151,12 +133,7 @@ void nest_events(std::vector<Event>& events) {
 }  // namespace
 
 OpInventory read_trace_text(const std::string& text, const std::string& file) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    parse_error(file, text, e);
-  }
+  const json doc = parse_json_text(text, file, kMaxModelBytes, "not a JSON trace");
   const json* events = nullptr;
   if (doc.is_array()) {
     events = &doc;

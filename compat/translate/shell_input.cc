@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compat/input_error.h"
+#include "compat/text_file.h"
 #include "compat/translate/shell_lexer.h"
 
 namespace hn::compat::translate {
@@ -152,6 +153,7 @@ class Extractor {
 
 std::vector<EnvEntry> parse_shell_text(const std::string& text, const std::string& file,
                                        ShellMode mode) {
+  reject_nul_bytes(text, file);
   return Extractor(text, file, mode).run();
 }
 
