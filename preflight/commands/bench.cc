@@ -156,6 +156,9 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
      << "\n";
   if (c.size() > 1 && c.transport() == comm::TransportKind::kTcp)
     print_link_setup(os, c.link(), links);
+  if (c.rejected() > 0)
+    os << "# rank 0 refused " << c.rejected()
+       << " connection(s) that did not prove the job token (not ranks of this job)\n";
   char line[256];
   std::snprintf(line, sizeof line, "%12s %12s %6s %6s %12s %10s %10s %8s\n", "size(B)", "count",
                 "type", "redop", "time(us)", "algbw", "busbw", "#wrong");
@@ -185,20 +188,22 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                     const std::vector<comm::LinkBinding>& links,
                     const std::vector<probes::BenchRow>& rows) {
   const auto& o = p.cfg.options;
-  nlohmann::json j = {{"tool", "hnprecheck"},
-                      {"command", "bench"},
-                      {"version", tool_version()},
-                      {"op", probes::to_string(p.cfg.op)},
-                      {"ranks", c.size()},
-                      {"transport", comm::to_string(c.transport())},
-                      {"algorithm", comm::to_string(o.algorithm)},
-                      {"dtype", stack::op::to_string(o.dtype)},
-                      {"redop", stack::op::to_string(o.op)},
-                      {"iters", p.cfg.iters},
-                      {"warmup", p.cfg.warmup},
-                      {"link_setup", link_setup_json(c.link())},
-                      {"links", links_json(links)},
-                      {"rows", nlohmann::json::array()}};
+  nlohmann::json j = {
+      {"tool", "hnprecheck"},
+      {"command", "bench"},
+      {"version", tool_version()},
+      {"op", probes::to_string(p.cfg.op)},
+      {"ranks", c.size()},
+      {"transport", comm::to_string(c.transport())},
+      {"algorithm", comm::to_string(o.algorithm)},
+      {"dtype", stack::op::to_string(o.dtype)},
+      {"redop", stack::op::to_string(o.op)},
+      {"iters", p.cfg.iters},
+      {"warmup", p.cfg.warmup},
+      {"link_setup", link_setup_json(c.link())},
+      {"links", links_json(links)},
+      {"refused_connections", {{"count", c.rejected()}, {"examples", c.rejections()}}},
+      {"rows", nlohmann::json::array()}};
   long long wrong = 0;
   for (const auto& r : rows) {
     j["rows"].push_back({{"size", r.bytes},
@@ -238,6 +243,9 @@ int run_rank(const Parsed& p) {
   o.timeout = p.timeout;
   o.link = p.link;
   o.shm_ring_bytes = p.ring_bytes;
+  o.on_rejection = [rank = o.rank](const std::string& line) {
+    std::cerr << "hnprecheck bench: rank " << rank << ": " << line << "\n";
+  };
   if (p.cfg.options.root < 0 || p.cfg.options.root >= o.world)
     bad("--root", "is not a rank of the job");
   int rank = o.rank;

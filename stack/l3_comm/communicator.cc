@@ -65,7 +65,9 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
     opt_.store_fd = -1;
     server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds,
                                                opt_.link.connect_timeout, opt_.link.plane);
+    if (opt_.on_rejection) server_->rejection_log().set_sink(opt_.on_rejection);
   }
+  if (opt_.on_rejection) link_rejections_.set_sink(opt_.on_rejection);
   try {
     connect_all(ctx);
   } catch (const LinkError& e) {
@@ -120,6 +122,7 @@ void Communicator::connect_all(const ErrorContext& ctx) {
   setup.advertise_ip = client_->local_ip();
   setup.timeout = setup_wait;
   setup.shm_ring_bytes = opt_.shm_ring_bytes;
+  setup.rejections = &link_rejections_;
   device_ =
       transport_ == TransportKind::kShm ? shm::create_device(setup) : tcp::create_device(setup);
   live_device_.store(device_.get(), std::memory_order_release);
@@ -152,6 +155,17 @@ void Communicator::check_abort(const char* operation) const {
   ctx.plane = opt_.link.plane;
   ctx.operation = operation;
   throw_aborted(abort_, ctx);
+}
+
+std::size_t Communicator::rejected() const {
+  return (server_ ? server_->rejected() : 0) + link_rejections_.total();
+}
+
+std::vector<std::string> Communicator::rejections() const {
+  std::vector<std::string> out = server_ ? server_->rejections() : std::vector<std::string>{};
+  auto links = link_rejections_.kept();
+  out.insert(out.end(), links.begin(), links.end());
+  return out;
 }
 
 Store& Communicator::store() {

@@ -398,7 +398,7 @@ Fd listen_on(const std::string& address, int port, const LinkParams& params, Err
     throw LinkError(LinkError::Kind::kOther, "cannot bind " + where + ": " + errno_text(err),
                     with(ctx, where, t0));
   }
-  if (listen(fd.get(), 1024) != 0)
+  if (listen(fd.get(), SOMAXCONN) != 0)
     throw LinkError(LinkError::Kind::kOther, "listen(" + where + "): " + errno_text(errno),
                     with(ctx, where, t0));
   return fd;

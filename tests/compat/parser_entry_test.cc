@@ -52,8 +52,8 @@ TEST_CASE("parsers are called only from the guarded entry points") {
         std::smatch m;
         if (!std::regex_search(code, m, kCall) || kAllowed.count(rel)) continue;
         FAIL(rel << ":" << n << ": calls " << m[1]
-                  << " directly; use compat::load_yaml_documents / load_yaml_text, "
-                     "parse_json_text or parse_toml_text, which run the input guard");
+                 << " directly; use compat::load_yaml_documents / load_yaml_text, "
+                    "parse_json_text or parse_toml_text, which run the input guard");
       }
     }
   }
