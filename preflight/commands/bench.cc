@@ -188,22 +188,21 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                     const std::vector<comm::LinkBinding>& links,
                     const std::vector<probes::BenchRow>& rows) {
   const auto& o = p.cfg.options;
-  nlohmann::json j = {
-      {"tool", "hnprecheck"},
-      {"command", "bench"},
-      {"version", tool_version()},
-      {"op", probes::to_string(p.cfg.op)},
-      {"ranks", c.size()},
-      {"transport", comm::to_string(c.transport())},
-      {"algorithm", comm::to_string(o.algorithm)},
-      {"dtype", stack::op::to_string(o.dtype)},
-      {"redop", stack::op::to_string(o.op)},
-      {"iters", p.cfg.iters},
-      {"warmup", p.cfg.warmup},
-      {"link_setup", link_setup_json(c.link())},
-      {"links", links_json(links)},
-      {"refused_connections", {{"count", c.rejected()}, {"examples", c.rejections()}}},
-      {"rows", nlohmann::json::array()}};
+  nlohmann::json j = {{"tool", "hnprecheck"},
+                      {"command", "bench"},
+                      {"version", tool_version()},
+                      {"op", probes::to_string(p.cfg.op)},
+                      {"ranks", c.size()},
+                      {"transport", comm::to_string(c.transport())},
+                      {"algorithm", comm::to_string(o.algorithm)},
+                      {"dtype", stack::op::to_string(o.dtype)},
+                      {"redop", stack::op::to_string(o.op)},
+                      {"iters", p.cfg.iters},
+                      {"warmup", p.cfg.warmup},
+                      {"link_setup", link_setup_json(c.link())},
+                      {"links", links_json(links)},
+                      {"rows", nlohmann::json::array()}};
+  j["refused_connections"] = {{"count", c.rejected()}, {"examples", c.rejections()}};
   long long wrong = 0;
   for (const auto& r : rows) {
     j["rows"].push_back({{"size", r.bytes},
