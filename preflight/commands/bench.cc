@@ -262,8 +262,10 @@ int run_rank(const Parsed& p) {
     if (rank == 0) {
       bool stdout_taken = p.json == "-" || p.html == "-";
       print_table(stdout_taken ? std::cerr : std::cout, p, c, links, rows);
-      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, links, rows));
-      if (!p.html.empty()) reports::write_output(p.html, to_html(p, c, rows));
+      // A FIFO nobody reads fails at the deadline instead of hanging the rank.
+      const auto by = std::chrono::steady_clock::now() + o.timeout;
+      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, links, rows), by);
+      if (!p.html.empty()) reports::write_output(p.html, to_html(p, c, rows), by);
     }
     return wrong ? 1 : 0;
   } catch (const comm::CommError& e) {
