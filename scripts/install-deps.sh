@@ -17,7 +17,9 @@ build_pkgs=(
 # libxml2-utils: xmllint, which checks the JUnit output is well-formed XML
 # openmpi-bin: mpirun launching hnprecheck (tests/preflight/mpi_test.cc)
 # slurm-wlm + munge: a two-node Slurm cluster on this host (tests/support/slurm_cluster)
-test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge)
+# clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh, ctest label fuzz)
+test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge
+           clang libclang-rt-dev)
 # fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
 bench_pkgs=(fio openmpi-bin libopenmpi-dev libgloo-dev iperf3 python3)
 
