@@ -92,7 +92,6 @@ int exit_code_for(const std::vector<Finding>& findings, bool strict) {
   return 0;
 }
 
-namespace {
 int severity_rank(Status s) {
   switch (s) {
     case Status::kError:
@@ -108,7 +107,6 @@ int severity_rank(Status s) {
   }
   return 5;
 }
-}  // namespace
 
 std::vector<Finding> sorted_for_report(std::vector<Finding> findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
