@@ -1,10 +1,14 @@
 #include "stack/l3_comm/communicator.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <thread>
 
+#include "stack/l3_comm/local_nics.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l3_comm/tcp/device.h"
 
@@ -21,6 +25,47 @@ LinkParams rendezvous_params(LinkParams p) {
   p.bind_interface.clear();
   p.family = AF_UNSPEC;
   return p;
+}
+
+// Where rank 0's store listens: the rendezvous address when it is one of this
+// host's own addresses (a name is resolved within 2 s), so the store is not
+// open on every network the node is on; every address otherwise (a
+// Kubernetes service IP, a NAT address, a name that does not resolve here or
+// resolves to several addresses).
+// Sets p.family to the address's family.
+std::string store_listen_address(const std::string& host, int port, LinkParams& p) {
+  if (host.empty()) return "";
+  addrinfo* res = nullptr;
+  if (resolve_until(host, port, p.family, Clock::now() + std::chrono::seconds(2), &res) != 0 ||
+      !res)
+    return "";
+  std::vector<std::string> candidates;
+  for (addrinfo* a = res; a; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw =
+        a->ai_family == AF_INET6
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr)
+            : &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr;
+    if (inet_ntop(a->ai_family, raw, text, sizeof text)) candidates.push_back(text);
+  }
+  freeaddrinfo(res);
+  // A name with several addresses (localhost: 127.0.0.1 and ::1) may reach
+  // the ranks on any of them: only one address can be bound alone.
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  if (candidates.size() != 1) return "";
+  std::vector<compat::NicCandidate> nics;
+  try {
+    nics = local_nic_candidates();
+  } catch (const std::exception&) {
+    return "";
+  }
+  for (const auto& ip : candidates)
+    if (!nic_holding(ip, nics).empty()) {
+      p.family = ip.find(':') != std::string::npos ? AF_INET6 : AF_INET;
+      return ip;
+    }
+  return "";
 }
 
 }  // namespace
@@ -59,9 +104,12 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
   ctx.plane = opt_.link.plane;
   ctx.operation = "rendezvous";
   if (opt_.rank == 0) {
-    Fd listener = opt_.store_fd >= 0
-                      ? Fd(opt_.store_fd)
-                      : listen_on("", opt_.rendezvous_port, rendezvous_params(opt_.link), ctx);
+    Fd listener(opt_.store_fd);
+    if (!listener) {
+      LinkParams p = rendezvous_params(opt_.link);
+      const std::string at = store_listen_address(opt_.rendezvous_host, opt_.rendezvous_port, p);
+      listener = listen_on(at, opt_.rendezvous_port, p, ctx);
+    }
     opt_.store_fd = -1;
     server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds,
                                                opt_.link.connect_timeout, opt_.link.plane);

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <future>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -366,4 +367,39 @@ TEST_CASE("hostile peers: the store serves 1024 authenticated ranks on one threa
     if (l.rfind("Threads:", 0) == 0) threads = std::stoi(l.substr(8));
   CHECK(threads < 8);
   CHECK(server.rejected() == 0);
+}
+
+TEST_CASE("hostile peers: the rendezvous listens on the rendezvous address, not on every address") {
+  // It listened on 0.0.0.0 whatever the rendezvous address was, so every
+  // network of the node could reach it. Rank 0 reports the address of the
+  // listening socket on its port, read from /proc/net/tcp.
+  TempDir dir;
+  const int port = free_port();
+  const std::string found = dir.path() + "/listen";
+  auto body = [&](Communicator& c) {
+    if (c.rank() == 0) {
+      char hex_port[8];
+      std::snprintf(hex_port, sizeof hex_port, "%04X", port);
+      std::ifstream tcp("/proc/net/tcp");
+      for (std::string l; std::getline(tcp, l);) {
+        std::istringstream in(l);
+        std::string slot, local, remote, state;
+        in >> slot >> local >> remote >> state;
+        if (state == "0A" && local.size() > 5 && local.substr(local.size() - 4) == hex_port)
+          std::ofstream(found) << local.substr(0, local.size() - 5) << "\n";
+      }
+    }
+    barrier(c);
+  };
+  pid_t r0 = spawn_rank(rank_env(0, 2, port, "bind", kStrongToken), TransportKind::kTcp,
+                        kJobTimeout, dir.path() + "/r0", body);
+  pid_t r1 = spawn_rank(rank_env(1, 2, port, "bind", kStrongToken), TransportKind::kTcp,
+                        kJobTimeout, dir.path() + "/r1", body);
+  REQUIRE(wait_for(r0, kJobTimeout + 10s));
+  REQUIRE(wait_for(r1, kJobTimeout + 10s));
+  CHECK(read_outcome(dir.path() + "/r0").kind == "ok");
+  std::ifstream in(found);
+  std::string addr;
+  std::getline(in, addr);
+  CHECK(addr == "0100007F");  // 127.0.0.1, not 00000000 (every address)
 }
