@@ -1,22 +1,8 @@
 #include "compat/toml_table.h"
 
-#include <sstream>
-
 #include "compat/input_error.h"
 
 namespace hn::compat {
-
-toml::value parse_toml_text(const std::string& text, const std::string& file) {
-  try {
-    std::istringstream is(text);
-    return toml::parse(is, file);
-  } catch (const toml::syntax_error& e) {
-    throw InputError(file, static_cast<int>(e.location().line()), 0, "",
-                     "malformed TOML: " + std::string(e.what()));
-  } catch (const std::exception& e) {
-    throw InputError(file, 0, 0, "", std::string("malformed TOML: ") + e.what());
-  }
-}
 
 int toml_line(const toml::value& v) {
   return static_cast<int>(v.location().line());

@@ -5,9 +5,9 @@
 // nobody asked for are rejected by finish(), naming the first one in file
 // order and the allowed keys.
 //
-// parse_toml_text() throws InputError(file, line) for malformed TOML; the
-// accessors throw InputError(file, line, dotted key) for a wrong type, and
-// TomlTable's constructor for a value that is not a table.
+// The accessors throw InputError(file, line, dotted key) for a wrong type,
+// and TomlTable's constructor for a value that is not a table. Parsing the
+// text is the guarded entry point's job (compat/toml_input.h).
 
 #include <map>
 #include <optional>
@@ -17,8 +17,6 @@
 #include <vector>
 
 namespace hn::compat {
-
-toml::value parse_toml_text(const std::string& text, const std::string& file);
 
 // The 1-based line where a value was written (0 when toml11 does not know).
 int toml_line(const toml::value& v);

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include "compat/toml_input.h"
 #include "compat/yaml_input.h"
 #include "gate/toml_version.h"
 

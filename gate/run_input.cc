@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "compat/input_error.h"
+#include "compat/json_input.h"
 #include "compat/yaml_input.h"
 #include "probes/snapshot.h"
 #include "reports/json_fields.h"
@@ -204,12 +205,8 @@ Run read_report(const std::string& text, Run run, const FigureTable& figures) {
 }
 
 Run read_json_run(const std::string& text, Run run, const FigureTable& figures) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw compat::InputError(run.info.source, 0, 0, "", std::string("not valid JSON: ") + e.what());
-  }
+  const json doc =
+      compat::parse_json_text(text, run.info.source, compat::kMaxInputBytes, "not valid JSON");
   try {
     if (!doc.is_object()) reject("", std::string("must be an object, not ") + doc.type_name());
     if (doc.contains("schema")) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/input_error.h"
+#include "compat/json_input.h"
 #include "compat/text_file.h"
 #include "reports/json_report.h"
 
@@ -151,12 +152,7 @@ std::optional<Figure> smallest(const Evidence& e, const char* code, const std::s
 }  // namespace
 
 Certificate parse_certificate(const std::string& text, const std::string& file) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw compat::InputError(file, 0, 0, "", std::string("not valid JSON: ") + e.what());
-  }
+  const json doc = compat::parse_json_text(text, file, compat::kMaxInputBytes, "not valid JSON");
   if (!doc.is_object()) throw compat::InputError(file, 0, 0, "", "expected a JSON object");
   return read_certificate(doc, file);
 }

@@ -5,6 +5,7 @@
 
 #include "compat/input_error.h"
 #include "compat/text_file.h"
+#include "compat/toml_input.h"
 #include "compat/toml_table.h"
 #include "compat/units.h"
 
@@ -13,21 +14,6 @@ namespace hn::migrate {
 namespace {
 
 using compat::TomlTable;
-
-// The manifest's TOML, every failure an InputError with file:line. toml11
-// 3.7 has no nesting limit of its own; the shared pre-parse guard for
-// structured input (size, nesting) belongs here once the readers have one.
-toml::value parse_toml(const std::string& text, const std::string& file) {
-  try {
-    std::istringstream is(text);
-    return toml::parse(is, file);
-  } catch (const toml::syntax_error& e) {
-    throw compat::InputError(file, static_cast<int>(e.location().line()), 0, "",
-                             "malformed TOML: " + std::string(e.what()));
-  } catch (const std::exception& e) {
-    throw compat::InputError(file, 0, 0, "", std::string("malformed TOML: ") + e.what());
-  }
-}
 
 std::string where(const TomlTable& t, const toml::value& v) {
   return t.file() + ":" + std::to_string(compat::toml_line(v));
@@ -104,7 +90,7 @@ class Reader {
 }  // namespace
 
 Manifest parse_manifest(const std::string& text, const std::string& file) {
-  const toml::value root = parse_toml(text, file);
+  const toml::value root = compat::parse_toml_text(text, file);
   const std::string dir = std::filesystem::path(file).parent_path().string();
   Manifest m;
   m.file = file;

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
 #include "compat/input_error.h"
+#include "preflight/command.h"
 #include "reports/atomic_file.h"
 #include "reports/ctrf_report.h"
 #include "reports/html_report.h"
@@ -83,10 +85,19 @@ void emit_report(const reports::Report& report, const boost::program_options::va
   os << (renderers.text ? renderers.text(report, opts) : reports::render_text(report, opts));
   os.flush();
 
+  // Files are written by the run's deadline (--timeout counted from the
+  // start) so that a FIFO nobody reads ends the command with exit 3 instead
+  // of hanging it; commands without --timeout get the default bound.
+  auto deadline = std::chrono::steady_clock::now() + reports::kDefaultOutputDeadline;
+  if (vm.count("timeout")) {
+    const auto end_ms = report.started_unix_ms + timeout_from(vm).count();
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(std::max<std::int64_t>(0, end_ms - unix_ms_now()));
+  }
   std::string failures;
   for (const auto& f : files) {
     try {
-      reports::write_output(f.path, f.content);
+      reports::write_output(f.path, f.content, deadline);
     } catch (const std::exception& e) {
       failures += (failures.empty() ? "" : "; ") + std::string(e.what());
     }

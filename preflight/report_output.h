@@ -45,7 +45,10 @@ struct ReportRenderers {
 };
 
 // Prints the text report, then writes the report formats and `extra`. Every
-// file is attempted; then a std::runtime_error names each one that failed.
+// file is attempted, each by the run's deadline (report.started_unix_ms +
+// --timeout, or reports::kDefaultOutputDeadline from now for commands without
+// --timeout): a FIFO nobody reads is a failure at the deadline, not a hang.
+// Then a std::runtime_error names each one that failed.
 // `stdout_taken`: the command itself writes to stdout, so the text report
 // goes to stderr (implied by an extra output on "-").
 void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,

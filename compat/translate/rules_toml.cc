@@ -9,6 +9,7 @@
 
 #include "compat/input_error.h"
 #include "compat/toml_table.h"
+#include "compat/toml_input.h"
 #include "compat/translate/rules.h"
 #include "compat/translate/rules_toml.h"
 
@@ -203,16 +204,7 @@ MapRow parse_row(Table t, const std::string& table, const std::string& file) {
 }  // namespace
 
 ParsedTable parse_rule_table(const std::string& text, const std::string& file) {
-  toml::value root;
-  try {
-    std::istringstream is(text);
-    root = toml::parse(is, file);
-  } catch (const toml::syntax_error& e) {
-    throw InputError(file, static_cast<int>(e.location().line()), 0, "",
-                     "malformed TOML: " + std::string(e.what()));
-  } catch (const std::exception& e) {
-    throw InputError(file, 0, 0, "", std::string("malformed TOML: ") + e.what());
-  }
+  const toml::value root = parse_toml_text(text, file);
   Table t(root, file, "");
   ParsedTable out;
   if (t.get("library")) {
