@@ -3,6 +3,8 @@
 //   stack/lN_* includes only stack/lM_* with M >= N (its own layer or a
 //     lower one in the stack, i.e. a higher number) and compat/; never
 //     probes/, preflight/, reports/ or migrate/;
+//   stack/isolation/ (process isolation) is a leaf below every layer: any
+//     stack layer may include it, and it includes nothing of ours outside itself;
 //   compat/ and reports/ include nothing of ours outside themselves;
 //   probes/ never includes preflight/.
 // Every "..." include whose first path part is one of our top-level folders
@@ -70,6 +72,10 @@ int layer_of(const std::string& path) {
   return std::regex_search(path, m, kLayer) ? std::stoi(m[1]) : -1;
 }
 
+bool is_isolation(const std::string& path) {
+  return path.rfind("stack/isolation/", 0) == 0;
+}
+
 // Every violation as "file:line: includes target (why)".
 std::vector<std::string> violations(const fs::path& root) {
   std::vector<std::string> out;
@@ -79,6 +85,12 @@ std::vector<std::string> violations(const fs::path& root) {
   };
   for (const auto& i : includes_under(root, "stack")) {
     const std::string t = top(i.target);
+    if (is_isolation(i.file)) {
+      if (ours(i.target) && !is_isolation(i.target))
+        add(i, "stack/isolation/ is a leaf: it includes nothing of ours outside itself");
+      continue;
+    }
+    if (is_isolation(i.target)) continue;
     if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate") {
       add(i, "the stack returns data or throws; it never includes " + t + "/");
       continue;
@@ -123,7 +135,10 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   hn::test::TempDir dir;
   dir.write("stack/l3_comm/ok.cc",
             "#include \"stack/l3_comm/ok.h\"\n#include \"stack/l5_sched/id.h\"\n"
-            "#include \"compat/input_error.h\"\n#include <yaml-cpp/yaml.h>\n");
+            "#include \"compat/input_error.h\"\n#include <yaml-cpp/yaml.h>\n"
+            "#include \"stack/isolation/child_process.h\"\n");
+  dir.write("stack/isolation/leaf.cc",
+            "#include \"stack/isolation/child_process.h\"\n#include \"compat/units.h\"\n");
   dir.write("stack/l6_netplane/up.cc", "// x\n#include \"stack/l3_comm/socket.h\"\n");
   dir.write("stack/l7_physical/probe.h", "#include \"probes/probe.h\"\n");
   dir.write("stack/l4_operator/mig.cc", "  #  include \"migrate/plan.h\"\n");
@@ -135,14 +150,16 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   std::string all;
   for (const auto& v : bad) all += v + "\n";
   INFO(all);
-  REQUIRE(bad.size() == 6);
+  REQUIRE(bad.size() == 7);
   CHECK_THAT(bad[0], Catch::StartsWith("compat/leaf.cc:2: includes \"stack/l7_physical/b.h\""));
   CHECK_THAT(bad[1], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));
   CHECK_THAT(bad[2], Catch::StartsWith("reports/leaf.cc:2: includes \"compat/input_error.h\""));
-  CHECK_THAT(bad[3], Catch::StartsWith("stack/l4_operator/mig.cc:1: includes \"migrate/plan.h\""));
-  CHECK_THAT(bad[4], Catch::StartsWith("stack/l6_netplane/up.cc:2: includes \"stack/l3_comm/") &&
+  CHECK_THAT(bad[3], Catch::StartsWith("stack/isolation/leaf.cc:2: includes \"compat/units.h\"") &&
+                         Catch::Contains("stack/isolation/ is a leaf"));
+  CHECK_THAT(bad[4], Catch::StartsWith("stack/l4_operator/mig.cc:1: includes \"migrate/plan.h\""));
+  CHECK_THAT(bad[5], Catch::StartsWith("stack/l6_netplane/up.cc:2: includes \"stack/l3_comm/") &&
                          Catch::Contains("l6 may include only layers l6 and above"));
-  CHECK_THAT(bad[5], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
+  CHECK_THAT(bad[6], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
 }
 
 TEST_CASE("layering: the rule's own reading of paths") {
