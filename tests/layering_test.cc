@@ -6,7 +6,10 @@
 //   stack/isolation/ (process isolation) is a leaf below every layer: any
 //     stack layer may include it, and it includes nothing of ours outside itself;
 //   compat/ and reports/ include nothing of ours outside themselves;
-//   probes/ never includes preflight/.
+//   probes/ never includes preflight/;
+//   bench/ programs use the modules, never preflight/ (the CLI: a bench runs
+//     the binary); bench/peers/ (the Open MPI and Gloo drivers a comparison
+//     runs against ours) includes nothing of ours at all.
 // Every "..." include whose first path part is one of our top-level folders
 // counts; <...> includes are libraries.
 #include <algorithm>
@@ -113,6 +116,13 @@ std::vector<std::string> violations(const fs::path& root) {
     if (ours(i.target) && top(i.target) != "reports") add(i, "reports/ is a leaf");
   for (const auto& i : includes_under(root, "probes"))
     if (top(i.target) == "preflight") add(i, "probes/ never includes preflight/");
+  for (const auto& i : includes_under(root, "bench")) {
+    if (i.file.rfind("bench/peers/", 0) == 0) {
+      if (ours(i.target)) add(i, "a peer driver is the other library's program: nothing of ours");
+    } else if (top(i.target) == "preflight") {
+      add(i, "bench/ uses the modules; it runs the CLI, never includes it");
+    }
+  }
   return out;
 }
 
@@ -124,6 +134,7 @@ TEST_CASE("layering: no #include crosses the dependency rule") {
   REQUIRE(includes_under(root, "stack").size() > 50);
   REQUIRE(includes_under(root, "compat").size() > 20);
   REQUIRE(includes_under(root, "reports").size() > 10);
+  REQUIRE(includes_under(root, "bench").size() >= 3);
   std::vector<std::string> bad = violations(root);
   std::string report;
   for (const auto& v : bad) report += v + "\n";
@@ -145,12 +156,19 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   dir.write("compat/leaf.cc", "#include \"compat/a.h\"\n#include \"stack/l7_physical/b.h\"\n");
   dir.write("reports/leaf.cc", "#include \"reports/a.h\"\n#include \"compat/input_error.h\"\n");
   dir.write("probes/p.cc", "#include \"preflight/cli.h\"\n#include \"reports/finding.h\"\n");
+  dir.write("bench/b.cc",
+            "#include \"stack/l7_physical/io_workload.h\"\n#include \"preflight/cli.h\"\n");
+  dir.write("bench/peers/p.cc",
+            "#include \"sweep.h\"\n#include \"stack/l3_comm/communicator.h\"\n");
   auto bad = violations(dir.path());
   std::sort(bad.begin(), bad.end());
   std::string all;
   for (const auto& v : bad) all += v + "\n";
   INFO(all);
-  REQUIRE(bad.size() == 7);
+  REQUIRE(bad.size() == 9);
+  CHECK_THAT(bad[0], Catch::StartsWith("bench/b.cc:2: includes \"preflight/cli.h\""));
+  CHECK_THAT(bad[1], Catch::StartsWith("bench/peers/p.cc:2: includes \"stack/l3_comm/"));
+  bad.erase(bad.begin(), bad.begin() + 2);
   CHECK_THAT(bad[0], Catch::StartsWith("compat/leaf.cc:2: includes \"stack/l7_physical/b.h\""));
   CHECK_THAT(bad[1], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));
   CHECK_THAT(bad[2], Catch::StartsWith("reports/leaf.cc:2: includes \"compat/input_error.h\""));
