@@ -50,10 +50,10 @@ struct BenchRow {
   long long wrong = -1;         // -1: not checked
 };
 
-// The sizes of the sweep: min, min*f, ... up to max (max itself included
-// when f > 1 does not land on it exactly? no: like nccl-tests, stop at <= max).
-// The sizes min, min*factor, ... up to max; at most kMaxSweepSizes + 1 of
-// them (a longer sweep is cut; callers that take user input check first).
+// The sizes of the sweep, as nccl-tests steps them: min, min*factor, ...
+// while they are <= max (max itself only when the sequence lands on it; a
+// factor <= 1 gives min alone). At most kMaxSweepSizes + 1 sizes: a longer
+// sweep is cut, so callers that take user input check it first.
 inline constexpr std::size_t kMaxSweepSizes = 4096;
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor);
 
