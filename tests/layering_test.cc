@@ -6,7 +6,9 @@
 //   stack/isolation/ (process isolation) is a leaf below every layer: any
 //     stack layer may include it, and it includes nothing of ours outside itself;
 //   compat/ and reports/ include nothing of ours outside themselves;
-//   probes/ never includes preflight/;
+//   probes/ never includes preflight/, gate/ or migrate/ (preflight ->
+//     gate | migrate -> probes -> stack -> compat);
+//   gate/ and migrate/ never include preflight/ or each other;
 //   bench/ programs use the modules, never preflight/ (the CLI: a bench runs
 //     the binary); bench/peers/ (the Open MPI and Gloo drivers a comparison
 //     runs against ours) includes nothing of ours at all.
@@ -28,7 +30,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::set<std::string> kOurs = {"compat",  "stack", "probes", "preflight", "reports",
-                                     "migrate", "tests", "bench",  "profiles"};
+                                     "migrate", "gate",  "tests",  "bench",     "profiles"};
 
 struct Include {
   std::string file;  // relative to the source root
@@ -94,7 +96,7 @@ std::vector<std::string> violations(const fs::path& root) {
       continue;
     }
     if (is_isolation(i.target)) continue;
-    if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate") {
+    if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate" || t == "gate") {
       add(i, "the stack returns data or throws; it never includes " + t + "/");
       continue;
     }
@@ -115,7 +117,13 @@ std::vector<std::string> violations(const fs::path& root) {
   for (const auto& i : includes_under(root, "reports"))
     if (ours(i.target) && top(i.target) != "reports") add(i, "reports/ is a leaf");
   for (const auto& i : includes_under(root, "probes"))
-    if (top(i.target) == "preflight") add(i, "probes/ never includes preflight/");
+    if (top(i.target) == "preflight" || top(i.target) == "gate" || top(i.target) == "migrate")
+      add(i, "probes/ never includes " + top(i.target) + "/");
+  for (const char* mid : {"gate", "migrate"})
+    for (const auto& i : includes_under(root, mid))
+      if (top(i.target) == "preflight" ||
+          ((top(i.target) == "gate" || top(i.target) == "migrate") && top(i.target) != mid))
+        add(i, std::string(mid) + "/ never includes " + top(i.target) + "/");
   for (const auto& i : includes_under(root, "bench")) {
     if (i.file.rfind("bench/peers/", 0) == 0) {
       if (ours(i.target)) add(i, "a peer driver is the other library's program: nothing of ours");
@@ -135,6 +143,8 @@ TEST_CASE("layering: no #include crosses the dependency rule") {
   REQUIRE(includes_under(root, "compat").size() > 20);
   REQUIRE(includes_under(root, "reports").size() > 10);
   REQUIRE(includes_under(root, "bench").size() >= 3);
+  REQUIRE(includes_under(root, "gate").size() > 10);
+  REQUIRE(includes_under(root, "migrate").size() > 10);
   std::vector<std::string> bad = violations(root);
   std::string report;
   for (const auto& v : bad) report += v + "\n";
@@ -160,24 +170,31 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
             "#include \"stack/l7_physical/io_workload.h\"\n#include \"preflight/cli.h\"\n");
   dir.write("bench/peers/p.cc",
             "#include \"sweep.h\"\n#include \"stack/l3_comm/communicator.h\"\n");
+  dir.write("probes/q.cc", "#include \"migrate/plan.h\"\n");
+  dir.write("migrate/m.cc",
+            "#include \"probes/profile.h\"\n#include \"reports/finding.h\"\n"
+            "#include \"compat/input_error.h\"\n#include \"preflight/command.h\"\n");
   auto bad = violations(dir.path());
   std::sort(bad.begin(), bad.end());
   std::string all;
   for (const auto& v : bad) all += v + "\n";
   INFO(all);
-  REQUIRE(bad.size() == 9);
+  REQUIRE(bad.size() == 11);
   CHECK_THAT(bad[0], Catch::StartsWith("bench/b.cc:2: includes \"preflight/cli.h\""));
   CHECK_THAT(bad[1], Catch::StartsWith("bench/peers/p.cc:2: includes \"stack/l3_comm/"));
+  CHECK_THAT(bad[7], Catch::StartsWith("stack/isolation/leaf.cc:2: includes \"compat/units.h\"") &&
+                         Catch::Contains("stack/isolation/ is a leaf"));
+  bad.erase(bad.begin() + 7);
   bad.erase(bad.begin(), bad.begin() + 2);
   CHECK_THAT(bad[0], Catch::StartsWith("compat/leaf.cc:2: includes \"stack/l7_physical/b.h\""));
-  CHECK_THAT(bad[1], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));
-  CHECK_THAT(bad[2], Catch::StartsWith("reports/leaf.cc:2: includes \"compat/input_error.h\""));
-  CHECK_THAT(bad[3], Catch::StartsWith("stack/isolation/leaf.cc:2: includes \"compat/units.h\"") &&
-                         Catch::Contains("stack/isolation/ is a leaf"));
-  CHECK_THAT(bad[4], Catch::StartsWith("stack/l4_operator/mig.cc:1: includes \"migrate/plan.h\""));
-  CHECK_THAT(bad[5], Catch::StartsWith("stack/l6_netplane/up.cc:2: includes \"stack/l3_comm/") &&
+  CHECK_THAT(bad[1], Catch::StartsWith("migrate/m.cc:4: includes \"preflight/command.h\""));
+  CHECK_THAT(bad[2], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));
+  CHECK_THAT(bad[3], Catch::StartsWith("probes/q.cc:1: includes \"migrate/plan.h\""));
+  CHECK_THAT(bad[4], Catch::StartsWith("reports/leaf.cc:2: includes \"compat/input_error.h\""));
+  CHECK_THAT(bad[5], Catch::StartsWith("stack/l4_operator/mig.cc:1: includes \"migrate/plan.h\""));
+  CHECK_THAT(bad[6], Catch::StartsWith("stack/l6_netplane/up.cc:2: includes \"stack/l3_comm/") &&
                          Catch::Contains("l6 may include only layers l6 and above"));
-  CHECK_THAT(bad[6], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
+  CHECK_THAT(bad[7], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
 }
 
 TEST_CASE("layering: the rule's own reading of paths") {

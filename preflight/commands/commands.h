@@ -12,5 +12,7 @@ Command ops();
 Command translate();
 Command consistency();
 Command bench();
+Command gate();
+Command migrate();
 
 }  // namespace hn::preflight::commands
