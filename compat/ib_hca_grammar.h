@@ -1,6 +1,7 @@
 #pragma once
-// Which RDMA device ports NCCL uses for a value of NCCL_IB_HCA
-// (shared/reference/comm-params.md A2): "<hca>[:port[:rail[:plane]]]" items,
+// Which RDMA device ports NCCL uses for a value of NCCL_IB_HCA, as NCCL
+// documents it (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html):
+// "<hca>[:port[:rail[:plane]]]" items,
 // comma-separated; a leading '^' excludes, then '=' makes names exact
 // (without it "mlx5_1" also matches "mlx5_10"). Unset or empty: every port.
 // NCCL only considers ports that are ACTIVE with an InfiniBand or Ethernet

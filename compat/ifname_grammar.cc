@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdlib>
 
+#include "compat/join.h"
+
 namespace hn::compat {
 
 namespace {
@@ -91,12 +93,6 @@ int hccl_rank(std::string_view name) {
   if (name == "lo") return 2;
   if (starts_with(name, "docker")) return 1;
   return 0;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s;
 }
 
 }  // namespace
@@ -285,7 +281,7 @@ IfSelection resolve_ompi_btl_tcp_if(const std::optional<std::string>& include,
   }
   if (sel.nics.empty())
     sel.error = "no interface is left for the TCP BTL (" +
-                std::string(is_include ? "include=" : "exclude=") + join(kept) + ")";
+                std::string(is_include ? "include=" : "exclude=") + join(kept, ",") + ")";
   return sel;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // Which network interfaces a communication library selects for the value of
 // one of its interface-selection variables, resolved with that library's own
-// grammar (shared/reference/comm-params.md A2 and A7). Pure functions over a
-// list of NICs: no I/O, no environment. The node probes use them to judge the
-// live node; `translate` uses them to explain a value.
+// grammar (restated below from each library's documentation and source).
+// Pure functions over a list of NICs: no I/O, no environment. The node
+// probes use them to judge the live node; `translate` uses them to explain a
+// value.
 //
 // The grammars, as the libraries implement them:
 //

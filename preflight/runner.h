@@ -1,5 +1,6 @@
 #pragma once
-// Runs probes concurrently under deadlines (DESIGN.md §3.3).
+// Runs probes concurrently under deadlines; child probes are forked
+// through stack/isolation/child_process.h (its contract holds for them).
 //
 // Contract: run_probes() returns within options.total plus a few
 // milliseconds, whatever the probes do. Each probe gets

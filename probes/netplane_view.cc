@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compat/join.h"
 #include "probes/plane_nics.h"
 #include "stack/l6_netplane/ip_address.h"
 
@@ -18,9 +19,7 @@ bool global_scope(const netplane::InterfaceAddress& a) {
 }  // namespace
 
 std::string join_list(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s.empty() ? "none" : s;
+  return compat::join(items, ", ", "none");
 }
 
 bool PlaneView::has_nic(const std::string& nic) const {

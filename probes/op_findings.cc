@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "compat/join.h"
 #include "reports/catalog.h"
 
 namespace hn::probes {
+
+using compat::join;
 
 namespace {
 
@@ -17,12 +20,6 @@ std::string fixed(double v, int digits) {
 
 std::string percent(double part, double whole) {
   return whole > 0 ? fixed(100.0 * part / whole, 1) + "%" : "0.0%";
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
 }
 
 constexpr std::size_t kMaxNamesShown = 5;

@@ -1,20 +1,21 @@
 #include "probes/supervised_worker.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "reports/json_report.h"
+#include "stack/isolation/child_process.h"
 
 namespace hn::probes {
+
+namespace isolation = stack::isolation;
 
 namespace {
 
@@ -31,13 +32,7 @@ void on_signal(int) {
 }
 
 void write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(3);  // the supervisor is gone; nobody to tell
-    off += static_cast<size_t>(n);
-  }
+  if (!isolation::write_all(fd, s)) _exit(3);  // the supervisor is gone; nobody to tell
 }
 
 std::string one_line(std::string_view s) {
@@ -63,27 +58,9 @@ class PipeChannel final : public WorkerChannel {
   int fd_;
 };
 
-[[noreturn]] void worker_main(const std::function<void(WorkerChannel&)>& work, int fd,
-                              pid_t supervisor) {
-  if (fd <= 2) fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);  // stdio is about to be replaced
-  // A worker stuck in a hung mount must not hold the caller's stdout/stderr
-  // open: whoever reads them (a Prolog wrapper, a test) would wait for it.
-  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd >= 0) {
-    dup2(null_fd, 0);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-    if (null_fd > 2) close(null_fd);
-  }
-  // Nor any other descriptor of the caller's (the runner's result pipe above
-  // all: the runner waits for its EOF), only the pipe to the supervisor.
-  if (fd > 3) close_range(3, static_cast<unsigned>(fd - 1), 0);
-  close_range(static_cast<unsigned>(fd + 1), ~0u, 0);
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
+// The worker's body: runs `work` and reports how it ended on the last line.
+int worker_main(const std::function<void(WorkerChannel&)>& work, int fd) {
   signal(SIGPIPE, SIG_DFL);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != supervisor) _exit(2);
   PipeChannel ch(fd);
   try {
     work(ch);
@@ -93,7 +70,7 @@ class PipeChannel final : public WorkerChannel {
   } catch (...) {
     ch.line("X unknown exception");
   }
-  _exit(0);
+  return 0;
 }
 
 struct Handlers {
@@ -119,13 +96,6 @@ struct Handlers {
   }
 };
 
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status))
-    return std::string("worker killed by signal ") + strsignal(WTERMSIG(status));
-  if (WIFEXITED(status)) return "worker exited with status " + std::to_string(WEXITSTATUS(status));
-  return "worker ended abnormally";
-}
-
 }  // namespace
 
 SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
@@ -133,28 +103,13 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
   const auto start = Clock::now();
   SupervisedRun run;
   Handlers handlers;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t self = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int err = errno;
-    close(fds[0]);
-    close(fds[1]);
-    throw std::runtime_error(std::string("fork failed: ") + std::strerror(err));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    worker_main(work, fds[1], self);
-  }
-  close(fds[1]);
-  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  // The worker: SIGKILLed if we die, stdio on /dev/null, none of the
+  // caller's descriptors (the runner's result pipe above all: the runner
+  // waits for its EOF), only the pipe to us.
+  isolation::Child worker = isolation::spawn({}, [&](int fd) { return worker_main(work, fd); });
 
-  std::string buffer, error_line;
-  bool completed = false, eof = false, interrupted = false;
+  std::string error_line;
+  bool completed = false, interrupted = false;
   auto handle = [&](const std::string& line) {
     if (line.size() >= 2 && line[0] == 'S') {
       run.last_step = line.substr(2);
@@ -170,54 +125,27 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
       error_line = line.substr(2);
     }
   };
-  // Reads what the worker has written so far, without blocking.
-  auto drain = [&] {
-    char buf[65536];
-    for (;;) {
-      ssize_t r = read(fds[0], buf, sizeof buf);
-      if (r > 0) {
-        buffer.append(buf, static_cast<size_t>(r));
-        continue;
-      }
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) eof = true;
-      break;  // EAGAIN: nothing more for now
-    }
-    for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-      handle(buffer.substr(0, nl));
-      buffer.erase(0, nl + 1);
-    }
-  };
-  while (!eof) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) break;
-    pollfd p[2] = {{fds[0], POLLIN, 0}, {handlers.fds[0], POLLIN, 0}};
-    int n = poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n < 0 && errno != EINTR) break;
-    if (p[1].revents) {
+  while (!worker.eof() && Clock::now() < deadline) {
+    auto ready = isolation::wait_readable(
+        {worker.fd(), handlers.fds[0]}, std::min(deadline, Clock::now() + std::chrono::seconds(1)));
+    if (ready[1]) {
       interrupted = true;
       break;
     }
-    if (n > 0 && p[0].revents) drain();
+    if (ready[0]) worker.read_available();
   }
   // Whatever the worker said before the deadline or the signal still counts
   // (the step that hung, findings made just before).
-  if (!eof) drain();
-  close(fds[0]);
+  const bool eof = worker.read_available();
+  std::string_view out = worker.output();
+  for (size_t nl; (nl = out.find('\n')) != std::string_view::npos; out.remove_prefix(nl + 1))
+    handle(std::string(out.substr(0, nl)));
 
-  int status = 0;
-  bool reaped = false;
-  if (eof) {
-    // The worker closed its end; it exits right after. Give it a moment.
-    for (int i = 0; i < 50 && !reaped; ++i) {
-      reaped = waitpid(pid, &status, WNOHANG) == pid;
-      if (!reaped) usleep(1000);
-    }
-  }
-  if (!reaped) {
-    kill(pid, SIGKILL);
-    reaped = waitpid(pid, &status, WNOHANG) == pid;  // a worker stuck in the kernel stays
-  }
+  // After EOF the worker exits right away: give it a moment. Otherwise (or
+  // if it lingers) SIGKILL; a worker stuck in the kernel stays unreaped.
+  std::optional<int> status;
+  if (eof) status = worker.reap_within(std::chrono::milliseconds(50));
+  if (!status && worker.kill()) status = worker.status();
   run.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (completed && error_line.empty()) {
     run.end = SupervisedRun::End::kCompleted;
@@ -228,7 +156,7 @@ SupervisedRun run_supervised(const std::function<void(WorkerChannel&)>& work,
   } else {
     run.end = SupervisedRun::End::kFailed;
     run.failure = !error_line.empty() ? error_line
-                  : reaped            ? describe_status(status)
+                  : status            ? "worker ended: " + isolation::describe_status(*status)
                                       : "worker ended without reporting";
   }
   return run;

@@ -1,5 +1,5 @@
 #pragma once
-// The result model every check produces (DESIGN.md §3.2). Plain data: the
+// The result model every check produces (docs/report-schema.md). Plain data: the
 // stack throws typed errors, probes turn live state into Findings, and the
 // emitters in this folder render them. Nothing here does I/O.
 

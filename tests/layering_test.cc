@@ -3,10 +3,15 @@
 //   stack/lN_* includes only stack/lM_* with M >= N (its own layer or a
 //     lower one in the stack, i.e. a higher number) and compat/; never
 //     probes/, preflight/, reports/ or migrate/;
+//   stack/isolation/ (process isolation) is a leaf below every layer: any
+//     stack layer may include it, and it includes nothing of ours outside itself;
 //   compat/ and reports/ include nothing of ours outside themselves;
 //   probes/ never includes preflight/, gate/ or migrate/ (preflight ->
 //     gate | migrate -> probes -> stack -> compat);
-//   gate/ and migrate/ never include preflight/ or each other.
+//   gate/ and migrate/ never include preflight/ or each other;
+//   bench/ programs use the modules, never preflight/ (the CLI: a bench runs
+//     the binary); bench/peers/ (the Open MPI and Gloo drivers a comparison
+//     runs against ours) includes nothing of ours at all.
 // Every "..." include whose first path part is one of our top-level folders
 // counts; <...> includes are libraries.
 #include <algorithm>
@@ -72,6 +77,10 @@ int layer_of(const std::string& path) {
   return std::regex_search(path, m, kLayer) ? std::stoi(m[1]) : -1;
 }
 
+bool is_isolation(const std::string& path) {
+  return path.rfind("stack/isolation/", 0) == 0;
+}
+
 // Every violation as "file:line: includes target (why)".
 std::vector<std::string> violations(const fs::path& root) {
   std::vector<std::string> out;
@@ -81,6 +90,12 @@ std::vector<std::string> violations(const fs::path& root) {
   };
   for (const auto& i : includes_under(root, "stack")) {
     const std::string t = top(i.target);
+    if (is_isolation(i.file)) {
+      if (ours(i.target) && !is_isolation(i.target))
+        add(i, "stack/isolation/ is a leaf: it includes nothing of ours outside itself");
+      continue;
+    }
+    if (is_isolation(i.target)) continue;
     if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate" || t == "gate") {
       add(i, "the stack returns data or throws; it never includes " + t + "/");
       continue;
@@ -109,6 +124,13 @@ std::vector<std::string> violations(const fs::path& root) {
       if (top(i.target) == "preflight" ||
           ((top(i.target) == "gate" || top(i.target) == "migrate") && top(i.target) != mid))
         add(i, std::string(mid) + "/ never includes " + top(i.target) + "/");
+  for (const auto& i : includes_under(root, "bench")) {
+    if (i.file.rfind("bench/peers/", 0) == 0) {
+      if (ours(i.target)) add(i, "a peer driver is the other library's program: nothing of ours");
+    } else if (top(i.target) == "preflight") {
+      add(i, "bench/ uses the modules; it runs the CLI, never includes it");
+    }
+  }
   return out;
 }
 
@@ -120,6 +142,7 @@ TEST_CASE("layering: no #include crosses the dependency rule") {
   REQUIRE(includes_under(root, "stack").size() > 50);
   REQUIRE(includes_under(root, "compat").size() > 20);
   REQUIRE(includes_under(root, "reports").size() > 10);
+  REQUIRE(includes_under(root, "bench").size() >= 3);
   REQUIRE(includes_under(root, "gate").size() > 10);
   REQUIRE(includes_under(root, "migrate").size() > 10);
   std::vector<std::string> bad = violations(root);
@@ -133,13 +156,20 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   hn::test::TempDir dir;
   dir.write("stack/l3_comm/ok.cc",
             "#include \"stack/l3_comm/ok.h\"\n#include \"stack/l5_sched/id.h\"\n"
-            "#include \"compat/input_error.h\"\n#include <yaml-cpp/yaml.h>\n");
+            "#include \"compat/input_error.h\"\n#include <yaml-cpp/yaml.h>\n"
+            "#include \"stack/isolation/child_process.h\"\n");
+  dir.write("stack/isolation/leaf.cc",
+            "#include \"stack/isolation/child_process.h\"\n#include \"compat/units.h\"\n");
   dir.write("stack/l6_netplane/up.cc", "// x\n#include \"stack/l3_comm/socket.h\"\n");
   dir.write("stack/l7_physical/probe.h", "#include \"probes/probe.h\"\n");
   dir.write("stack/l4_operator/mig.cc", "  #  include \"migrate/plan.h\"\n");
   dir.write("compat/leaf.cc", "#include \"compat/a.h\"\n#include \"stack/l7_physical/b.h\"\n");
   dir.write("reports/leaf.cc", "#include \"reports/a.h\"\n#include \"compat/input_error.h\"\n");
   dir.write("probes/p.cc", "#include \"preflight/cli.h\"\n#include \"reports/finding.h\"\n");
+  dir.write("bench/b.cc",
+            "#include \"stack/l7_physical/io_workload.h\"\n#include \"preflight/cli.h\"\n");
+  dir.write("bench/peers/p.cc",
+            "#include \"sweep.h\"\n#include \"stack/l3_comm/communicator.h\"\n");
   dir.write("probes/q.cc", "#include \"migrate/plan.h\"\n");
   dir.write("migrate/m.cc",
             "#include \"probes/profile.h\"\n#include \"reports/finding.h\"\n"
@@ -149,7 +179,13 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   std::string all;
   for (const auto& v : bad) all += v + "\n";
   INFO(all);
-  REQUIRE(bad.size() == 8);
+  REQUIRE(bad.size() == 11);
+  CHECK_THAT(bad[0], Catch::StartsWith("bench/b.cc:2: includes \"preflight/cli.h\""));
+  CHECK_THAT(bad[1], Catch::StartsWith("bench/peers/p.cc:2: includes \"stack/l3_comm/"));
+  CHECK_THAT(bad[7], Catch::StartsWith("stack/isolation/leaf.cc:2: includes \"compat/units.h\"") &&
+                         Catch::Contains("stack/isolation/ is a leaf"));
+  bad.erase(bad.begin() + 7);
+  bad.erase(bad.begin(), bad.begin() + 2);
   CHECK_THAT(bad[0], Catch::StartsWith("compat/leaf.cc:2: includes \"stack/l7_physical/b.h\""));
   CHECK_THAT(bad[1], Catch::StartsWith("migrate/m.cc:4: includes \"preflight/command.h\""));
   CHECK_THAT(bad[2], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));

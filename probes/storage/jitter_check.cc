@@ -248,19 +248,14 @@ void run_jitter_live(const MountSpec& spec, const JitterSpec& jitter,
       return skip(spec.path +
                   " is not a mount point (see STOR-MOUNT-PRESENT); the file system "
                   "below it is not measured");
-    std::string probe_dir = resolved;
-    if (spec.probe_dir != spec.path) {
-      try {
-        probe_dir = physical::resolve_path(spec.probe_dir, step);
-      } catch (const physical::IoError& e) {
-        if (e.error() == ESTALE || e.error() == EIO) throw;
-        return skip("the probe directory " + spec.probe_dir + " cannot be resolved: " +
-                    physical::errno_name(e.error()) + " (see STOR-MOUNT-RW)");
-      }
-    }
-    if (physical::covering_mount(mounts, probe_dir) != m)
+    const ProbeDir pd = resolve_probe_dir(spec, resolved, mounts, step);
+    if (pd.error)
+      return skip("the probe directory " + spec.probe_dir + " cannot be resolved: " +
+                  physical::errno_name(pd.error) + " (see STOR-MOUNT-RW)");
+    if (pd.mount != m)
       return skip(spec.probe_dir + " is not on the mount at " + m->mount_point +
                   " (see STOR-PROBE-DIR)");
+    const std::string& probe_dir = pd.path;
     try {
       physical::remove_stale_scratch(probe_dir, host, step);
     } catch (const physical::IoError&) {

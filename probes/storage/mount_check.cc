@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compat/join.h"
 #include "probes/storage/storage_findings.h"
 #include "reports/catalog.h"
 #include "stack/l7_physical/fs_ops.h"
@@ -24,12 +25,6 @@ constexpr std::size_t kRoundTripBytes = 4096;
 
 bool glob_match(const std::string& pattern, const std::string& text) {
   return pattern == text || fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s.empty() ? "none" : s;
 }
 
 std::string strip_slash(std::string s) {
@@ -67,11 +62,12 @@ void judge_options(const MountSpec& spec, const physical::MountEntry& m, WorkerC
   for (const auto& f : spec.forbid_options)
     if (present(f)) forbidden.push_back(f);
   Params p = mount_params(spec, m);
-  p["required"] = join(spec.require_options);
-  p["forbidden"] = join(spec.forbid_options);
-  p["missing"] = join(missing);
-  p["present"] = join(forbidden);
-  p["options"] = join(m.mount_options) + " (super: " + join(m.super_options) + ")";
+  p["required"] = compat::join(spec.require_options, ",", "none");
+  p["forbidden"] = compat::join(spec.forbid_options, ",", "none");
+  p["missing"] = compat::join(missing, ",", "none");
+  p["present"] = compat::join(forbidden, ",", "none");
+  p["options"] = compat::join(m.mount_options, ",", "none") +
+                 " (super: " + compat::join(m.super_options, ",", "none") + ")";
   bool ok = missing.empty() && forbidden.empty();
   out.emit(make_finding("STOR-MOUNT-OPTIONS", ok ? Status::kPass : Status::kFail, spec.path, p));
 }
@@ -121,7 +117,7 @@ void round_trip(const MountSpec& spec, const physical::MountEntry& m, const std:
   Params p{{"path", spec.path},
            {"probe_dir", probe_dir},
            {"flag", physical::is_read_only(m) ? "ro" : "rw"}};
-  if (!removed.empty()) p["removed_leftovers"] = join(removed);
+  if (!removed.empty()) p["removed_leftovers"] = compat::join(removed, ",", "none");
   try {
     auto rt = physical::rw_round_trip(probe_dir + "/" + scratch, kRoundTripBytes, step);
     p["bytes"] = std::to_string(rt.bytes);
@@ -163,7 +159,7 @@ const physical::MountEntry* judge_mount(const MountSpec& spec, const std::string
     bool ok = std::any_of(spec.fstypes.begin(), spec.fstypes.end(),
                           [&](const std::string& g) { return glob_match(g, m->fstype); });
     Params p = mount_params(spec, *m);
-    p["accepted"] = join(spec.fstypes);
+    p["accepted"] = compat::join(spec.fstypes, ",", "none");
     out.emit(make_finding("STOR-MOUNT-FSTYPE", ok ? Status::kPass : Status::kFail, spec.path, p));
   }
   judge_options(spec, *m, out);
@@ -184,31 +180,26 @@ void check_mount_live(const MountSpec& spec, const physical::StorageSource& sour
     const auto mounts = source.mounts();
     const physical::MountEntry* m = judge_mount(spec, resolved, mounts, out);
     if (!m) return;
-    std::string probe_dir = resolved;
-    if (spec.probe_dir != spec.path) {
-      try {
-        probe_dir = physical::resolve_path(spec.probe_dir, step);
-      } catch (const physical::IoError& e) {
-        if (e.error() == ESTALE || e.error() == EIO) throw;
-        out.emit(make_finding(
-            "STOR-MOUNT-RW", Status::kFail, spec.path,
-            {{"path", spec.path},
-             {"probe_dir", spec.probe_dir},
-             {"flag", physical::is_read_only(*m) ? "ro" : "rw"},
-             {"op", "realpath " + spec.probe_dir},
-             {"errno_name", physical::errno_name(e.error())},
-             {"error", physical::errno_name(e.error()) + " (" + std::strerror(e.error()) + ")"}}));
-        return;
-      }
+    const ProbeDir pd = resolve_probe_dir(spec, resolved, mounts, step);
+    if (pd.error) {
+      out.emit(make_finding(
+          "STOR-MOUNT-RW", Status::kFail, spec.path,
+          {{"path", spec.path},
+           {"probe_dir", spec.probe_dir},
+           {"flag", physical::is_read_only(*m) ? "ro" : "rw"},
+           {"op", "realpath " + spec.probe_dir},
+           {"errno_name", physical::errno_name(pd.error)},
+           {"error", physical::errno_name(pd.error) + " (" + std::strerror(pd.error) + ")"}}));
+      return;
     }
-    const physical::MountEntry* pm = physical::covering_mount(mounts, probe_dir);
-    if (pm != m) {
+    const std::string& probe_dir = pd.path;
+    if (pd.mount != m) {
       out.emit(make_finding("STOR-PROBE-DIR", Status::kFail, spec.path,
                             {{"path", spec.path},
                              {"probe_dir", probe_dir},
                              {"mount_point", m->mount_point},
-                             {"other_mount", pm ? pm->mount_point : "(none)"},
-                             {"other_fstype", pm ? pm->fstype : "(none)"}}));
+                             {"other_mount", pd.mount ? pd.mount->mount_point : "(none)"},
+                             {"other_fstype", pd.mount ? pd.mount->fstype : "(none)"}}));
       return;
     }
     check_capacity(spec, probe_dir, out);

@@ -33,4 +33,21 @@ reports::Finding io_error_finding(const stack::physical::IoError& e, const std::
   return reports::make_finding(code, Status::kFail, path, p);
 }
 
+ProbeDir resolve_probe_dir(const MountSpec& spec, const std::string& resolved_path,
+                           const std::vector<stack::physical::MountEntry>& mounts,
+                           const stack::physical::StepFn& step) {
+  ProbeDir dir;
+  dir.path = resolved_path;
+  if (spec.probe_dir != spec.path) {
+    try {
+      dir.path = stack::physical::resolve_path(spec.probe_dir, step);
+    } catch (const stack::physical::IoError& e) {
+      if (e.error() == ESTALE || e.error() == EIO) throw;
+      return {"", e.error(), nullptr};
+    }
+  }
+  dir.mount = stack::physical::covering_mount(mounts, dir.path);
+  return dir;
+}
+
 }  // namespace hn::probes::storage

@@ -1,12 +1,16 @@
 #pragma once
 // Shared pieces of the storage probes: number formatting for finding
-// parameters, and the classification of a failed call on a mount.
+// parameters, the classification of a failed call on a mount, and where a
+// mount's probes write (its probe directory).
 
 #include <string>
+#include <vector>
 
+#include "probes/profile.h"
 #include "reports/catalog.h"
 #include "reports/finding.h"
 #include "stack/l7_physical/fs_ops.h"
+#include "stack/l7_physical/mountinfo.h"
 
 namespace hn::probes::storage {
 
@@ -21,5 +25,20 @@ std::string fmt_ms(double ns);
 // `context` prefixes the operation ("sync_write: ").
 reports::Finding io_error_finding(const stack::physical::IoError& e, const std::string& path,
                                   const std::string& context = "");
+
+// Where the probes of a mount write: spec.probe_dir resolved (`resolved_path`,
+// the mount's own path already resolved, when the profile sets none) and the
+// mount covering it, which the caller compares with the mount under test.
+// ESTALE and EIO from realpath are thrown (physical::IoError: the mount is
+// sick, the caller's io_error_finding says so); any other errno is returned
+// in `error` with an empty `path`, for the caller to report in its own terms.
+struct ProbeDir {
+  std::string path;
+  int error = 0;
+  const stack::physical::MountEntry* mount = nullptr;
+};
+ProbeDir resolve_probe_dir(const MountSpec& spec, const std::string& resolved_path,
+                           const std::vector<stack::physical::MountEntry>& mounts,
+                           const stack::physical::StepFn& step);
 
 }  // namespace hn::probes::storage

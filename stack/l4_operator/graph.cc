@@ -1,5 +1,7 @@
 #include "stack/l4_operator/graph.h"
 
+#include "compat/join.h"
+
 namespace hn::stack::op {
 
 UnsupportedOpError::UnsupportedOpError(compat::OpClass cls,
@@ -9,12 +11,6 @@ UnsupportedOpError::UnsupportedOpError(compat::OpClass cls,
       params_(std::move(params)) {}
 
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // The node as the matrix check sees it: the dtype and rank of its first input.
 void check_against_matrix(const Node& n, const std::vector<TensorSpec>& in,
@@ -36,7 +32,7 @@ void check_against_matrix(const Node& n, const std::vector<TensorSpec>& in,
       {"dtype", o.dtype.empty() ? "dtype unknown" : o.dtype},
       {"backend", m.backend},
       {"where", o.where},
-      {"supported", e && !e->dtypes.empty() ? join(e->dtypes) : "none"},
+      {"supported", e && !e->dtypes.empty() ? compat::join(e->dtypes, ", ") : "none"},
       {"violation", v.violation},
       {"naming", "matrix"},
       {"replacement", e && !e->replacement.empty() ? e->replacement : m.default_replacement},

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -16,6 +15,8 @@
 #include <cstring>
 #include <system_error>
 #include <vector>
+
+#include "stack/isolation/child_process.h"
 
 namespace hn::stack::sched {
 
@@ -45,20 +46,6 @@ int bind_store_socket(int& port) {
   }
   port = ntohs(a.sin_port);
   return fd;
-}
-
-std::string describe(int status) {
-  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return "status " + std::to_string(status);
-}
-
-int code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
 }
 
 }  // namespace
@@ -104,62 +91,55 @@ LaunchResult launch_local(const LaunchOptions& options,
       if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
   if (static_cast<int>(cpus.size()) < n) cpus.clear();
 
-  std::fflush(stdout);
-  std::fflush(stderr);
-  std::vector<pid_t> pids(n, -1);
-  pid_t pgid = 0;
-  const pid_t parent = getpid();
+  // One process group led by rank 0, stdio shared with the launcher (ranks
+  // print their own output), every descriptor inherited (rank 0 needs
+  // store_fd; the others close it).
+  isolation::SpawnOptions spawn_options;
+  spawn_options.stdio = isolation::Stdio::kInherit;
+  spawn_options.result_pipe = false;
+  spawn_options.close_other_fds = false;
+  spawn_options.process_group = 0;
+  std::vector<isolation::Child> ranks;
+  ranks.reserve(n);
   for (int r = 0; r < n; ++r) {
-    pid_t pid = fork();
-    if (pid < 0) {
-      int e = errno;
-      if (pgid > 0) kill(-pgid, SIGKILL);
-      errno = e;
-      sys_fail("fork");
-    }
-    if (pid == 0) {
-      setpgid(0, pgid);
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(128 + SIGKILL);
-      // Ranks start with default SIGTERM/SIGINT, whatever the launcher's
-      // host process installed; child_main may set its own.
-      signal(SIGTERM, SIG_DFL);
-      signal(SIGINT, SIG_DFL);
+    try {
+      ranks.push_back(isolation::spawn(spawn_options, [&](int) {
+        sigprocmask(SIG_SETMASK, &old, nullptr);
+        if (!cpus.empty()) {
+          cpu_set_t one;
+          CPU_ZERO(&one);
+          CPU_SET(cpus[r], &one);
+          sched_setaffinity(0, sizeof one, &one);
+        }
+        setenv("HN_RANK", std::to_string(r).c_str(), 1);
+        setenv("HN_WORLD_SIZE", std::to_string(n).c_str(), 1);
+        setenv("HN_LOCAL_RANK", std::to_string(r).c_str(), 1);
+        setenv("HN_LOCAL_WORLD_SIZE", std::to_string(n).c_str(), 1);
+        setenv("HN_NODE_RANK", "0", 1);
+        setenv("HN_JOB_ID", job.c_str(), 1);
+        setenv("HN_TOKEN", token.c_str(), 1);
+        setenv("HN_RENDEZVOUS", ("127.0.0.1:" + std::to_string(port)).c_str(), 1);
+        if (r == 0) {
+          setenv("HN_STORE_FD", std::to_string(store_fd).c_str(), 1);
+        } else {
+          close(store_fd);
+          unsetenv("HN_STORE_FD");
+        }
+        try {
+          return child_main(r);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "rank %d: %s\n", r, e.what());
+          return 1;
+        }
+      }));
+    } catch (...) {
+      close(store_fd);
       sigprocmask(SIG_SETMASK, &old, nullptr);
-      if (!cpus.empty()) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[r], &one);
-        sched_setaffinity(0, sizeof one, &one);
-      }
-      setenv("HN_RANK", std::to_string(r).c_str(), 1);
-      setenv("HN_WORLD_SIZE", std::to_string(n).c_str(), 1);
-      setenv("HN_LOCAL_RANK", std::to_string(r).c_str(), 1);
-      setenv("HN_LOCAL_WORLD_SIZE", std::to_string(n).c_str(), 1);
-      setenv("HN_NODE_RANK", "0", 1);
-      setenv("HN_JOB_ID", job.c_str(), 1);
-      setenv("HN_TOKEN", token.c_str(), 1);
-      setenv("HN_RENDEZVOUS", ("127.0.0.1:" + std::to_string(port)).c_str(), 1);
-      if (r == 0) {
-        setenv("HN_STORE_FD", std::to_string(store_fd).c_str(), 1);
-      } else {
-        close(store_fd);
-        unsetenv("HN_STORE_FD");
-      }
-      int code = 1;
-      try {
-        code = child_main(r);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "rank %d: %s\n", r, e.what());
-      }
-      std::fflush(stdout);
-      std::fflush(stderr);
-      _exit(code);
+      throw;  // the ranks already started are SIGKILLed and reaped as `ranks` unwinds
     }
-    if (pgid == 0) pgid = pid;
-    setpgid(pid, pgid);
-    pids[r] = pid;
+    if (r == 0) spawn_options.process_group = ranks[0].pid();
   }
+  const pid_t pgid = n > 0 ? ranks[0].pid() : 0;
   close(store_fd);
 
   LaunchResult result;
@@ -190,18 +170,16 @@ LaunchResult launch_local(const LaunchOptions& options,
         result.first_failure = "interrupted by signal " + std::to_string(sig);
       if (kill_at == Clock::time_point::max()) kill_at = Clock::now() + options.kill_grace;
     }
-    int status = 0;
-    pid_t pid;
-    while ((pid = waitpid(-pgid, &status, WNOHANG)) > 0) {
+    for (int rank = 0; rank < n; ++rank) {
+      if (ranks[rank].status()) continue;
+      auto status = ranks[rank].try_reap();
+      if (!status) continue;
       --running;
-      int rank = -1;
-      for (int r = 0; r < n; ++r)
-        if (pids[r] == pid) rank = r;
-      bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+      bool failed = !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
       if (failed && result.first_failed_rank < 0) {
         result.first_failed_rank = rank;
-        result.first_failure = describe(status);
-        result.exit_code = code_of(status);
+        result.first_failure = isolation::describe_status(*status);
+        result.exit_code = isolation::exit_code_of(*status);
         if (running > 0) {
           std::fprintf(stderr, "hnprecheck: rank %d %s; stopping the other %d rank(s)\n", rank,
                        result.first_failure.c_str(), running);

@@ -1,27 +1,12 @@
 // The memoizing NetplaneSource (see source.h).
-#include <mutex>
-#include <optional>
-
 #include "stack/l6_netplane/source.h"
+#include "stack/l7_physical/once.h"
 
 namespace hn::stack::netplane {
 
 namespace {
 
-template <class T>
-class Once {
- public:
-  template <class F>
-  T get(F read) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!value_) value_ = read();  // a throwing read leaves it empty: the next caller retries
-    return *value_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::optional<T> value_;
-};
+using physical::Once;
 
 class CachedNetplaneSource final : public NetplaneSource {
  public:

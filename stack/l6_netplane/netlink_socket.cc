@@ -91,27 +91,17 @@ std::vector<NetlinkReply> NetlinkSocket::request_batch(std::vector<NetlinkMessag
     throw physical::SourceError(errno_text("send failed"));
   std::vector<bool> answered(messages.size(), false);
   std::size_t pending = messages.size();
-  while (pending > 0) {
-    ssize_t n = recv(fd_, buf_.data(), buf_.size(), 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK)
-        throw physical::SourceError("netlink: the kernel did not answer within the deadline");
-      throw physical::SourceError(errno_text("receive failed"));
-    }
-    int len = static_cast<int>(n);
-    for (auto* m = reinterpret_cast<nlmsghdr*>(buf_.data()); NLMSG_OK(m, len);
-         m = NLMSG_NEXT(m, len)) {
-      std::uint32_t i = m->nlmsg_seq - first;
-      if (m->nlmsg_seq < first || i >= messages.size() || answered[i]) continue;  // stale
-      answered[i] = true;
-      --pending;
-      if (m->nlmsg_type == NLMSG_ERROR)
-        replies[i].error = static_cast<nlmsgerr*>(NLMSG_DATA(m))->error;
-      else
-        replies[i].messages.emplace_back(reinterpret_cast<const char*>(m), m->nlmsg_len);
-    }
-  }
+  receive_until([&](const nlmsghdr* m) {
+    std::uint32_t i = m->nlmsg_seq - first;
+    if (m->nlmsg_seq < first || i >= messages.size() || answered[i]) return false;  // stale
+    answered[i] = true;
+    --pending;
+    if (m->nlmsg_type == NLMSG_ERROR)
+      replies[i].error = static_cast<const nlmsgerr*>(NLMSG_DATA(m))->error;
+    else
+      replies[i].messages.emplace_back(reinterpret_cast<const char*>(m), m->nlmsg_len);
+    return pending == 0;
+  });
   return replies;
 }
 
@@ -128,6 +118,20 @@ NetlinkReply NetlinkSocket::request(NetlinkMessage& message, bool dump) {
              reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
     throw physical::SourceError(errno_text("send failed"));
   NetlinkReply reply;
+  receive_until([&](const nlmsghdr* m) {
+    if (m->nlmsg_seq != seq_) return false;  // a stale answer to an earlier request
+    if (m->nlmsg_type == NLMSG_DONE) return true;
+    if (m->nlmsg_type == NLMSG_ERROR) {
+      reply.error = static_cast<const nlmsgerr*>(NLMSG_DATA(m))->error;
+      return true;
+    }
+    reply.messages.emplace_back(reinterpret_cast<const char*>(m), m->nlmsg_len);
+    return !dump;
+  });
+  return reply;
+}
+
+void NetlinkSocket::receive_until(const std::function<bool(const nlmsghdr*)>& on_message) {
   for (;;) {
     ssize_t n = recv(fd_, buf_.data(), buf_.size(), 0);
     if (n < 0) {
@@ -138,17 +142,8 @@ NetlinkReply NetlinkSocket::request(NetlinkMessage& message, bool dump) {
     }
     int len = static_cast<int>(n);
     for (auto* m = reinterpret_cast<nlmsghdr*>(buf_.data()); NLMSG_OK(m, len);
-         m = NLMSG_NEXT(m, len)) {
-      if (m->nlmsg_seq != seq_) continue;  // a stale answer to an earlier request
-      if (m->nlmsg_type == NLMSG_DONE) return reply;
-      if (m->nlmsg_type == NLMSG_ERROR) {
-        auto* e = static_cast<nlmsgerr*>(NLMSG_DATA(m));
-        reply.error = e->error;
-        return reply;
-      }
-      reply.messages.emplace_back(reinterpret_cast<const char*>(m), m->nlmsg_len);
-      if (!dump) return reply;
-    }
+         m = NLMSG_NEXT(m, len))
+      if (on_message(m)) return;
   }
 }
 

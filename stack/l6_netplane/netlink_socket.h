@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ class NetlinkSocket {
   static constexpr std::size_t kMaxBatch = 64;
 
  private:
+  // Receives datagrams (each recv bounded by the socket's timeout) and hands
+  // every message in them to on_message until it returns true. Throws
+  // physical::SourceError on a receive error or a timeout.
+  void receive_until(const std::function<bool(const nlmsghdr*)>& on_message);
+
   int fd_ = -1;
   std::uint32_t seq_ = 0;
   std::vector<char> buf_;

@@ -1,29 +1,10 @@
 #include "stack/l7_physical/cached_source.h"
 
-#include <mutex>
-#include <optional>
+#include "stack/l7_physical/once.h"
 
 namespace hn::stack::physical {
 
 namespace {
-
-// One lazily read value. std::call_once would rethrow into later callers
-// only by running again, which is what we want, but it cannot be reset from
-// a const method cleanly; a mutex per value is simpler and cheap here.
-template <class T>
-class Once {
- public:
-  template <class F>
-  T get(F read) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!value_) value_ = read();
-    return *value_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::optional<T> value_;
-};
 
 class CachedSource final : public PhysicalSource {
  public:

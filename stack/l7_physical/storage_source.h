@@ -1,7 +1,7 @@
 #pragma once
 // The storage source interface: probes read the mount table only through it,
 // so mount checks run on the live kernel and on snapshots alike
-// (DESIGN.md §3.1).
+// (stack/l7_physical/storage_yaml.h).
 //
 // Contract: mounts() returns promptly. Reading mountinfo never calls into the
 // mounted file systems, so a hung NFS or FUSE server cannot block it;

@@ -22,7 +22,7 @@ InputError error_of(const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("the DESIGN.md example profile parses completely") {
+TEST_CASE("the full example profile (fixtures/profiles/full.yaml) parses completely") {
   auto p = hn::probes::load_profile_file(HN_FIXTURE_DIR "/profiles/full.yaml");
   CHECK(p.cluster == "demo");
   REQUIRE(p.planes.size() == 3);

@@ -1,5 +1,5 @@
 #pragma once
-// A virtual multi-host cluster made of network namespaces (DESIGN.md §5):
+// A virtual multi-host cluster made of network namespaces (the `netns` tests):
 // N host namespaces, each with one veth NIC per plane, every plane on its own
 // bridge in a separate "switch" namespace, one subnet per plane, optionally a
 // tbf rate limit on the management NICs. Built with `ip` and `tc` from
