@@ -102,7 +102,7 @@ std::optional<Wait> link_wait(const std::string& library,
                     std::to_string(l.retry_sleep_ms.value_or(100)) + " ms linear back-off" +
                     (w.empty() ? "" : ", " + w)};
   }
-  // NCCL 2.24+: 34 retries, 100 ms linear back-off (comm-params.md A1, N1).
+  // NCCL 2.24+: 34 retries, 100 ms linear back-off (docs/comm-sources.md A1, N1).
   return Wait{34.0 * 35 / 2 * 0.1, "NCCL's default 34 retries x 100 ms linear back-off"};
 }
 

@@ -18,7 +18,7 @@ std::string cluster_name(const Job& job) {
 }
 
 // CANN's log level (ASCEND_GLOBAL_LOG_LEVEL) and destination
-// (ASCEND_SLOG_PRINT_TO_STDOUT) as comm-params.md A5 documents them.
+// (ASCEND_SLOG_PRINT_TO_STDOUT) as docs/comm-sources.md A5 documents them.
 void check_comm_logs(Concern& c, const std::map<std::string, std::string>& env,
                      const std::string& library) {
   reports::Params p{{"library", library}};

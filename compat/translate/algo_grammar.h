@@ -1,6 +1,6 @@
 #pragma once
 // The algorithm-selection grammars, which differ between the libraries
-// (comm-params.md A3, A7.9):
+// (docs/comm-sources.md A3, A7.9):
 //   NCCL_ALGO  "Ring", "^Tree", "ring;allreduce:tree,ring" (2.24+: per function,
 //              ';' between groups; an unknown token is an error in NCCL)
 //   HCCL_ALGO  "level0:NA;level1:ring" or per op

@@ -10,7 +10,7 @@
 // the translated retry count" means):
 //   HCCL_CONNECT_TIMEOUT=T        HCCL semantics: seconds; the link-setup budget is
 //                                 T + 20 s (HCCL waits 20 s longer than the value,
-//                                 comm-params.md A1, key H-CT). Within the budget the
+//                                 docs/comm-sources.md A1, key H-CT). Within the budget the
 //                                 comm layer keeps retrying. Every connect attempt is
 //                                 bounded by the time left, so an unreachable
 //                                 (black-holed) peer cannot stretch it.

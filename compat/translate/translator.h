@@ -89,7 +89,7 @@ struct VarResult {
   std::string detail;                // how it was converted, or why not
   std::string todo;                  // the next step (needs-review, risky drops, clamps)
   bool risk = false;                 // dropped although it did something
-  std::string source;                // fact keys (comm-params.md)
+  std::string source;                // fact keys (docs/comm-sources.md)
   std::vector<std::string> also_at;  // the same value set again at these places
   std::string alternatives_text;     // conditional: "eth0 (a.sh:5, if at line 4) -> ..., ..."
 };

@@ -1,4 +1,4 @@
-// NCCL_IB_HCA forms (comm-params.md A2), table-driven.
+// NCCL_IB_HCA forms (docs/comm-sources.md A2), table-driven.
 #include "compat/ib_hca_grammar.h"
 
 #include <catch2/catch.hpp>

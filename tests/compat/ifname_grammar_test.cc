@@ -1,4 +1,4 @@
-// Every form of the interface-selection grammars (comm-params.md A2, A7),
+// Every form of the interface-selection grammars (docs/comm-sources.md A2, A7),
 // table-driven over one NIC set whose expected selections are written out.
 #include "compat/ifname_grammar.h"
 

@@ -1,6 +1,6 @@
 // Table-driven tests of every rule row: the cases live in
 // tests/fixtures/translate/cases.toml (expected values worked out from
-// comm-params.md); this file runs them and checks that they cover every row,
+// docs/comm-sources.md); this file runs them and checks that they cover every row,
 // every value-map entry and both range edges of every numeric row. Each int
 // variable of the target libraries also gets its range edges checked in
 // --check mode (one past an edge is invalid), generated from the tables.
