@@ -5,7 +5,7 @@ namespace hn::preflight {
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
       commands::node(),      commands::snapshot(),    commands::diff(),  commands::ops(),
-      commands::translate(), commands::consistency(), commands::bench(),
+      commands::translate(), commands::consistency(), commands::bench(), commands::certify(),
   };
   return table;
 }

@@ -15,6 +15,7 @@ std::span<const CatalogEntry> catalog() {
              catalog_parts::ops(),
              catalog_parts::translate(),
              catalog_parts::storage(),
+             catalog_parts::certify(),
          })
       v.insert(v.end(), part.begin(), part.end());
     return v;

@@ -12,5 +12,6 @@ Command ops();
 Command translate();
 Command consistency();
 Command bench();
+Command certify();
 
 }  // namespace hn::preflight::commands

@@ -1,0 +1,71 @@
+// Phases 6 and 7: the model step (L1, L2: not built into this binary yet; it
+// registers here) and placement (L5): the launcher's rank-to-host mapping
+// against the profile's topology domains.
+#include "preflight/certify/phases.h"
+#include "probes/cluster/placement_findings.h"
+#include "stack/l5_sched/placement.h"
+
+namespace hn::preflight::certify {
+
+namespace {
+
+using reports::Layer;
+
+PhasePlan plan_model(Coordinator&) {
+  PhasePlan p;
+  p.skip_reason =
+      "the model step (a tiny model trained with the profile's parallel layout, and a "
+      "checkpoint round trip on the shared mount) is not built into this hnprecheck";
+  return p;
+}
+
+PhaseOutcome combine_placement(Coordinator& co, const std::string&,
+                               const std::map<int, std::string>&) {
+  const auto& o = *co.options;
+  std::vector<std::string> host_of_rank;
+  for (int host : co.plan.host_of) {
+    const HostEntry& h = co.plan.hosts[static_cast<std::size_t>(host)];
+    host_of_rank.push_back(h.node.empty() ? h.name : h.node);
+  }
+  std::vector<std::vector<int>> groups;
+  std::string why_none = "no tensor-parallel size: pass --tp N";
+  const int world = static_cast<int>(host_of_rank.size());
+  if (o.tp > 0) {
+    if (world % o.tp != 0)
+      why_none = "--tp " + std::to_string(o.tp) + " does not divide the " + std::to_string(world) +
+                 " ranks of the job";
+    else
+      groups = stack::sched::consecutive_groups(world, o.tp);
+  }
+  PhaseOutcome out;
+  out.findings = probes::cluster::check_placement(co.profile(), host_of_rank, groups, why_none);
+  return out;
+}
+
+}  // namespace
+
+Phase model_phase() {
+  Phase p;
+  p.name = "model";
+  p.layers = {Layer::kL1, Layer::kL2};
+  p.deadline = milliseconds(300000);
+  p.participants = Participants::kAllRanks;
+  p.plan = plan_model;
+  p.run = [](RankState&, const std::string&, Deadline) { return std::string("{}"); };
+  p.combine = [](Coordinator&, const std::string&, const std::map<int, std::string>&) {
+    return PhaseOutcome{};
+  };
+  return p;
+}
+
+Phase placement_phase() {
+  Phase p;
+  p.name = "placement";
+  p.layers = {Layer::kL5};
+  p.deadline = milliseconds(10000);
+  p.participants = Participants::kRankZero;
+  p.combine = combine_placement;
+  return p;
+}
+
+}  // namespace hn::preflight::certify
