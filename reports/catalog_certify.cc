@@ -102,10 +102,11 @@ constexpr CatalogEntry kEntries[] = {
      "{op} on plane {plane}: {wrong} wrong element(s) (sizes {bad_sizes})",
      "Wrong data over links that work points at memory or NIC corruption: run `hnprecheck "
      "bench --op {op}` between pairs of hosts to find the one that corrupts."},
-    {"COMM-COLL-FAILED", Layer::kL3, "collective completes", "{op} on plane {plane} completed",
-     "{op} on plane {plane} failed: {detail}",
-     "Fix the cause named in the message (a dead or hung rank, a link that broke mid-run) and "
-     "run certify again; `hnprecheck bench --op {op}` reproduces it on its own."},
+    {"COMM-COLL-FAILED", Layer::kL3, "collectives complete",
+     "the collectives of plane {plane} completed",
+     "the collectives of plane {plane} failed: {detail}",
+     "Fix the cause named in the message (a hung rank, a link that broke mid-run) and run "
+     "certify again; `hnprecheck bench` between the same hosts reproduces it on its own."},
     {"COMM-COLL-BUSBW", Layer::kL3, "collective bus bandwidth",
      "{op} on plane {plane}: busbw {busbw} GB/s at {size} on {ranks} ranks ({limit_text})",
      "{op} on plane {plane}: busbw {busbw} GB/s at {size} on {ranks} ranks, below the "
@@ -113,10 +114,10 @@ constexpr CatalogEntry kEntries[] = {
      "Find the slow part: COMM-LINK-SLOW names a slow host or link; otherwise check the plane "
      "NICs' speed and MTU (NET-XNODE-MTU), PFC/ECN settings, and CPU load on the hosts."},
     {"NET-TRAFFIC-PLANE", Layer::kL6, "collective traffic leaves through the plane NIC",
-     "{share}% of the {expected} bytes the collectives of plane {plane} sent to other hosts "
-     "left through {plane_nic}",
-     "only {share}% of the {expected} bytes the collectives of plane {plane} sent to other "
-     "hosts left through {plane_nic}; {carrier} carried {carrier_bytes}",
+     "{share}% of the {expected} the collectives of plane {plane} sent to other hosts left "
+     "through {plane_nic}",
+     "only {share}% of the {expected} the collectives of plane {plane} sent to other hosts "
+     "left through {plane_nic}; {carrier} carried {carrier_bytes}",
      "A route sends plane {plane} traffic out of {carrier}: look for a more specific route "
      "(a /32) or a policy rule for the peers' plane addresses (`ip route get <peer> from "
      "{address}`, `ip rule`), remove it or route the plane subnet through {plane_nic}."},

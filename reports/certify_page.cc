@@ -35,8 +35,8 @@ std::string label(const Measurement& m, const char* key) {
 std::string size_text(double bytes) {
   const char* units[] = {"", "K", "M", "G"};
   int u = 0;
-  while (bytes >= 1024 && u < 3 && std::fmod(bytes, 1024) == 0) bytes /= 1024, ++u;
-  return fmt("%g", bytes) + units[u];
+  while (bytes >= 1024 && u < 3) bytes /= 1024, ++u;
+  return fmt("%.4g", bytes) + units[u];
 }
 
 std::string bytes_text(double v) {

@@ -46,7 +46,8 @@ PhasePlan plan_collectives(Coordinator& co) {
   if (collective_planes(co.profile()).empty())
     p.skip_reason = "the profile declares no parameter or data plane";
   else if (planes.empty())
-    p.skip_reason = "the links of every parameter and data plane failed";
+    p.skip_reason = "no parameter or data plane can run them (" +
+                    co.planes[collective_planes(co.profile()).front()->name].blocked_by + ")";
   p.args = json{{"planes", planes},
                 {"ops", o.ops},
                 {"sizes", o.sizes},
@@ -95,6 +96,7 @@ json run_ops(comm::Communicator& c, const json& args, Deadline deadline) {
           std::max(milliseconds(1), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
       for (const auto& r : probes::run_bench(c, cfg))
         rows.push_back({{"op", op},
+                        {"size", size},
                         {"bytes", r.bytes},
                         {"time_us", r.time_us},
                         {"busbw", r.busbw},
@@ -195,13 +197,15 @@ void judge_rows(Coordinator& co, const std::string& plane, const json& rows, int
     for (const json* row : list) {
       long long w = std::max(0LL, row->at("wrong").get<long long>());
       wrong += w;
-      if (w > 0) bad.push_back(size_text(row->at("bytes").get<std::size_t>()));
+      if (w > 0) bad.push_back(size_text(row->at("size").get<std::size_t>()));
       for (const char* name : {"busbw", "time_us"}) {
         reports::Measurement m;
         m.name = std::string("collective.") + (std::string(name) == "busbw" ? "busbw" : "time");
+        // The size asked for, not the bytes after rounding to whole elements
+        // per rank (which depend on the rank count): the figure's identity.
         m.labels = {{"plane", plane},
                     {"op", op},
-                    {"bytes", std::to_string(row->at("bytes").get<std::size_t>())}};
+                    {"bytes", std::to_string(row->at("size").get<std::size_t>())}};
         m.value = row->at(name).get<double>();
         m.unit = std::string(name) == "busbw" ? "GB/s" : "us";
         m.better =
@@ -215,7 +219,7 @@ void judge_rows(Coordinator& co, const std::string& plane, const json& rows, int
         {{"op", op},
          {"plane", plane},
          {"sizes", std::to_string(list.size())},
-         {"max_size", size_text(last.at("bytes").get<std::size_t>())},
+         {"max_size", size_text(last.at("size").get<std::size_t>())},
          {"ranks", std::to_string(world)},
          {"wrong", std::to_string(wrong)},
          {"bad_sizes", probes::join_list(bad)}}));
@@ -226,7 +230,7 @@ void judge_rows(Coordinator& co, const std::string& plane, const json& rows, int
         {{"op", op},
          {"plane", plane},
          {"busbw", gbps_text(busbw)},
-         {"size", size_text(last.at("bytes").get<std::size_t>())},
+         {"size", size_text(last.at("size").get<std::size_t>())},
          {"ranks", std::to_string(world)},
          {"limit", gbps_text(limit)},
          {"limit_text", limit > 0 ? "minimum " + gbps_text(limit) + " GB/s from " + limit_why
@@ -236,7 +240,7 @@ void judge_rows(Coordinator& co, const std::string& plane, const json& rows, int
     out.findings.push_back(std::move(f));
     if (op == "allreduce" || rec.load_op.empty()) {
       rec.load_op = op;
-      rec.load_bytes = last.at("bytes").get<std::size_t>();
+      rec.load_bytes = last.at("size").get<std::size_t>();
       rec.load_busbw_alone = busbw;
       rec.load_time_us = last.at("time_us").get<double>();
     }
@@ -296,6 +300,32 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
       if (r.at("error").get<std::string>().empty())
         rates.push_back({co.plan.host_name(r.at("from")), co.plan.host_name(r.at("to")),
                          r.at("gbps").get<double>()});
+  }
+  if (!errors.empty() && !co.lost.empty()) {
+    // A rank was lost in this phase: its CERT-RANK-LOST is the cause, and
+    // every survivor's "peer closed" is its echo.
+    const auto& [lost, how] = *co.lost.begin();
+    Finding f = reports::make_finding(
+        "COMM-COLL-CORRECT", Status::kSkip, "plane " + plane,
+        {{"reason", "not judged: rank " + std::to_string(lost) + " on " + co.plan.host_name(lost) +
+                        " was lost mid-run (CERT-RANK-LOST)"}});
+    for (const auto& [r, w] : errors) f.evidence["rank " + std::to_string(r)] = w;
+    out.findings.push_back(std::move(f));
+    rec.blocked_by = "CERT-RANK-LOST rank " + std::to_string(lost);
+    return;
+  }
+  if (!errors.empty() && co.cut_by_run) {
+    auto [rank, why] = errors.front();
+    Finding f = reports::make_finding(
+        "CERT-RUN-TIMEOUT", Status::kError, "plane " + plane,
+        {{"phase", "collectives"},
+         {"timeout_s", std::to_string(co.options->run_timeout.count() / 1000)},
+         {"reason", "the run's --timeout ran out during the collectives of plane " + plane +
+                        " (rank " + std::to_string(rank) + ": " + why + ")"}});
+    f.layer = Layer::kL3;
+    out.findings.push_back(std::move(f));
+    rec.blocked_by = "CERT-RUN-TIMEOUT plane " + plane;
+    return;
   }
   if (!errors.empty()) {
     auto [rank, why] = errors.front();

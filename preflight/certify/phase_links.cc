@@ -3,6 +3,7 @@
 // (probes/cluster/link_pattern.h), bound to the plane's NIC and address;
 // every failed pair is named with both hosts, addresses and its class.
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -56,7 +57,8 @@ PhasePlan plan_links(Coordinator& co) {
   if (collective_planes(co.profile()).empty())
     p.skip_reason = "the profile declares no parameter or data plane";
   else if (planes.empty())
-    p.skip_reason = "every parameter and data plane failed in an earlier phase";
+    p.skip_reason = "every parameter and data plane failed in an earlier phase (" +
+                    co.planes[collective_planes(co.profile()).front()->name].blocked_by + ")";
   p.args = json{{"planes", planes}, {"budget_ms", co.options->link_budget.count()}}.dump();
   return p;
 }
@@ -117,6 +119,12 @@ std::string ip_of(const std::string& address) {
       0, address.rfind(':') == std::string::npos ? address.size() : address.rfind(':'));
 }
 
+std::string ms_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -129,7 +137,7 @@ void combine_plane(Coordinator& co, const std::string& plane,
   const int world = static_cast<int>(co.plan.host_of.size());
   std::map<std::string, int> classes;
   std::vector<double> connect_ms;
-  int failed = 0;
+  int failed = 0, cut = 0;
   std::set<int> hosts_seen;
   // Ranks that cannot bind, one finding per host (its ranks share the cause).
   std::map<int, std::pair<std::vector<int>, std::string>> unbound;
@@ -151,6 +159,12 @@ void combine_plane(Coordinator& co, const std::string& plane,
       }
       if (status == "unbound" || status == "peer_unbound") continue;
       ++failed;
+      if (status == "timeout" && co.cut_by_run) {
+        // The run's --timeout, not the pair, ended the attempt.
+        --failed;
+        ++cut;
+        continue;
+      }
       ++classes[status];
       const int from = o.at("from"), to = o.at("to");
       const std::string from_host = co.plan.host_name(from), to_host = co.plan.host_name(to);
@@ -195,14 +209,25 @@ void combine_plane(Coordinator& co, const std::string& plane,
     class_text += (class_text.empty() ? "" : ", ") + std::to_string(unbound.size()) +
                   " host(s) cannot bind the plane";
   const long long pairs = probes::cluster::link_pair_count(world);
-  const bool ok = failed == 0 && unbound.empty();
+  if (cut > 0) {
+    Finding f = reports::make_finding(
+        "CERT-RUN-TIMEOUT", Status::kError, "plane " + plane,
+        {{"phase", "links"},
+         {"timeout_s", std::to_string(co.options->run_timeout.count() / 1000)},
+         {"reason", "the run's --timeout ran out while " + std::to_string(cut) + " link(s) of plane " +
+                        plane + " were still connecting"}});
+    f.layer = Layer::kL3;
+    out.findings.push_back(std::move(f));
+    if (rec.blocked_by.empty()) rec.blocked_by = "CERT-RUN-TIMEOUT plane " + plane;
+  }
+  const bool ok = failed == 0 && unbound.empty() && cut == 0;
   Finding sum = reports::make_finding(
       "COMM-LINK-PLANE", ok ? Status::kPass : Status::kFail, "plane " + plane,
       {{"plane", plane},
        {"pairs", std::to_string(pairs)},
        {"ranks", std::to_string(world)},
        {"hosts", std::to_string(hosts_seen.size())},
-       {"connect_ms", connect_ms.empty() ? "-" : std::to_string(median(connect_ms)).substr(0, 6)},
+       {"connect_ms", connect_ms.empty() ? "-" : ms_text(median(connect_ms))},
        {"failed", std::to_string(failed)},
        {"classes", class_text}});
   out.findings.push_back(std::move(sum));

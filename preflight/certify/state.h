@@ -35,8 +35,10 @@ struct CertifyOptions {
   std::vector<std::size_t> sizes;   // collective sizes, bytes (nccl-tests "size")
   std::vector<std::string> ops;     // allreduce, allgather, reducescatter, alltoall
   int iters = 5, warmup = 1;
-  std::size_t proof_bytes = 16u << 20;  // the traffic proof's allreduce size
-  int proof_iters = 4;
+  // The traffic proof: a ring allreduce of proof_bytes, proof_iters times;
+  // each rank sends 2(n-1)/n of it per call (21 MB per rank at 3 ranks).
+  std::size_t proof_bytes = 8u << 20;
+  int proof_iters = 2;
   milliseconds link_test{200};       // one round of the per-link bandwidth test
   int tp = 0;                        // tensor-parallel size for placement (0: none)
   std::set<std::string> only, skip;  // --only / --skip phase names
@@ -111,6 +113,9 @@ struct Coordinator {
   std::map<std::string, PlaneRecord> planes;
   // rank -> "phase: how" for ranks that are gone; later phases need them.
   std::map<int, std::string> lost;
+  // The running phase's deadline is the run's --timeout (it was cut short):
+  // a timeout inside it is the run running out, not a fault of the cluster.
+  bool cut_by_run = false;
   // Host findings of phase 1 that later phases depend on (storage: hung mounts).
   std::vector<reports::Finding> host_failures;
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "compat/units.h"
 #include "reports/catalog.h"
 
 namespace hn::probes::cluster {
@@ -175,7 +176,7 @@ StorageResult compare_busbw(const std::string& plane, const std::string& op, std
   const double ratio = alone > 0 ? under / alone : 0;
   reports::Params p{{"plane", plane},
                     {"op", op},
-                    {"size", std::to_string(bytes) + " B"},
+                    {"size", compat::format_size(bytes)},
                     {"load", num(under)},
                     {"alone", num(alone)},
                     {"ratio", num(ratio)},

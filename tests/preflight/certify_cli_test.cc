@@ -1,0 +1,189 @@
+// `hnprecheck certify` run as a user runs it on one machine: local ranks,
+// the embedded profile, the certificate and report files, bad input (exit
+// 2), a profile that does not match the job (exit 2), a run cut by
+// --timeout (exit 3), and ranks started by hand the way a Kubernetes
+// indexed job or torchrun starts them.
+
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "reports/certificate.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+using hn::test::run_hnprecheck;
+using hn::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+// Small and quick: the machine is shared.
+const std::vector<std::string> kQuick = {"--sizes", "64K", "--iters", "2", "--no-color"};
+
+std::vector<std::string> args(std::vector<std::string> a) {
+  a.insert(a.begin(), "certify");
+  a.insert(a.end(), kQuick.begin(), kQuick.end());
+  return a;
+}
+
+std::string free_rendezvous() {
+  std::random_device rd;
+  return "127.0.0.1:" + std::to_string(34000 + rd() % 4000);
+}
+
+hn::reports::Certificate certificate(const std::string& path) {
+  return hn::reports::certificate_from_json(hn::test::read_file(path), path);
+}
+
+}  // namespace
+
+TEST_CASE("certify: this machine, embedded profile, two local ranks by default") {
+  TempDir dir;
+  auto r = run_hnprecheck(args({"--certificate", dir.path() + "/c.json", "--json",
+                                dir.path() + "/r.json"}),
+                          180);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("hnprecheck certify  host "));
+  CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0): 1 host(s), 2 rank(s)"));
+  auto c = certificate(dir.path() + "/c.json");
+  CHECK(c.verdict == hn::reports::Verdict::kCertified);
+  CHECK(c.world == 2);
+  CHECK(c.launcher == "local");
+  CHECK(c.profile_source == "embedded:default");
+  CHECK(c.profile_sha256.size() == 64);
+  REQUIRE(c.hosts.size() == 1);
+  CHECK(c.hosts[0].ranks == std::vector<int>{0, 1});
+  std::vector<std::string> names;
+  for (const auto& p : c.phases) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"hosts", "cross_host", "links", "collectives", "storage",
+                                          "model", "placement"});
+  int busbw = 0;
+  for (const auto& m : c.metrics)
+    if (m.name == "collective.busbw") {
+      ++busbw;
+      CHECK(m.better == hn::reports::Better::kHigher);
+      CHECK(m.phase == "collectives");
+    }
+  CHECK(busbw == 4);  // four ops at one size
+  auto report = json::parse(hn::test::read_file(dir.path() + "/r.json"));
+  CHECK(report["command"] == "certify");
+  CHECK(report["extra"]["certify"]["verdict"] == "certified");
+  // Every host finding names its host.
+  for (const auto& f : report["findings"])
+    if (f.contains("host")) CHECK(f["entity"].get<std::string>().rfind(f["host"].get<std::string>(), 0) == 0);
+}
+
+TEST_CASE("certify: --only and --skip select phases; the others are SKIP naming why") {
+  TempDir dir;
+  auto r = run_hnprecheck(args({"--only", "links,placement", "--certificate", dir.path() + "/c.json"}),
+                          120);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto c = certificate(dir.path() + "/c.json");
+  for (const auto& p : c.phases) {
+    INFO(p.name);
+    if (p.name == "links" || p.name == "placement") {
+      CHECK(p.status == hn::reports::Status::kPass);
+    } else {
+      CHECK(p.status == hn::reports::Status::kSkip);
+      CHECK(p.skipped_because == "not selected (--only / --skip)");
+    }
+  }
+}
+
+TEST_CASE("certify: bad input is exit 2 before anything runs, naming the option") {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> a;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"certify", "--only", "links,bogus"}, "unknown phase 'bogus'"},
+      {{"certify", "--sizes", "0"}, "--sizes"},
+      {{"certify", "--ops", "allreduce,scan"}, "unknown collective 'scan'"},
+      {{"certify", "--link-timeout", "0"}, "--link-timeout"},
+      {{"certify", "--tp", "-1"}, "--tp"},
+      {{"certify", "--certificate", dir.path() + "/missing/c.json"}, "--certificate"},
+      {{"certify", "--profile", dir.write("bad.yaml", "version: 1\nplanes: [{name: p}]\n")},
+       "bad.yaml"},
+  };
+  for (const auto& c : cases) {
+    auto r = run_hnprecheck(c.a, 60);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.says));
+  }
+}
+
+TEST_CASE("certify: a profile that does not match the job is exit 2 on every rank") {
+  TempDir dir;
+  std::string p = dir.write("p.yaml", "version: 1\nnodes: [{name: no-such-host-here}]\n");
+  auto r = run_hnprecheck(args({"--profile", p, "--local-ranks", "2"}), 120);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("none of the 1 nodes the profile declares (no-such-host-here)"));
+}
+
+TEST_CASE("certify: --timeout bounds the run; what could not run is ERROR, exit 3") {
+  TempDir dir;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_hnprecheck({"certify", "--only", "collectives", "--sizes", "64M", "--iters", "200",
+                           "--timeout", "1", "--certificate", dir.path() + "/c.json"},
+                          120);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(s < 30);
+  auto c = certificate(dir.path() + "/c.json");
+  CHECK(c.verdict == hn::reports::Verdict::kIncomplete);
+  CHECK_THAT(r.out, Catch::Contains("CERT-RUN-TIMEOUT"));
+}
+
+TEST_CASE("certify: ranks started by hand, as a Kubernetes indexed job and torchrun do") {
+  const std::string rdv = free_rendezvous();
+  const auto colon = rdv.rfind(':');
+  struct Launch {
+    const char* name;
+    std::function<std::vector<std::string>(int)> env;
+    std::vector<std::string> extra;
+  };
+  const std::vector<Launch> launches = {
+      {"kubernetes",
+       [](int r) { return std::vector<std::string>{"JOB_COMPLETION_INDEX=" + std::to_string(r)}; },
+       {"--world-size", "2", "--rendezvous", rdv}},
+      {"torchrun",
+       [&](int r) {
+         return std::vector<std::string>{"RANK=" + std::to_string(r), "WORLD_SIZE=2",
+                                         "MASTER_ADDR=127.0.0.1",
+                                         "MASTER_PORT=" + std::to_string(std::stoi(rdv.substr(colon + 1)) + 1)};
+       },
+       {}},
+  };
+  for (const auto& l : launches) {
+    SECTION(l.name) {
+      TempDir dir;
+      auto rank = [&](int r) {
+        auto env = l.env(r);
+        env.push_back("HN_TOKEN=certify-cli-test-token");
+        auto a = args({"--only", "links,collectives,placement", "--certificate",
+                       dir.path() + "/c" + std::to_string(r) + ".json"});
+        a.insert(a.end(), l.extra.begin(), l.extra.end());
+        return run_hnprecheck(a, 120, env);
+      };
+      auto f0 = std::async(std::launch::async, rank, 0);
+      auto f1 = std::async(std::launch::async, rank, 1);
+      auto r0 = f0.get(), r1 = f1.get();
+      INFO("rank 0:\n" << r0.out << r0.err << "\nrank 1:\n" << r1.out << r1.err);
+      CHECK(r0.exit_code == 0);
+      CHECK(r1.exit_code == 0);
+      CHECK(r1.out.empty());  // only rank 0 prints the report
+      auto c = certificate(dir.path() + "/c0.json");
+      CHECK(c.launcher == l.name);
+      CHECK(c.world == 2);
+    }
+  }
+}
