@@ -63,18 +63,18 @@ PhasePlan plan_collectives(Coordinator& co) {
 
 // Before and after the proof allreduce, on the host's leader; its bytes are
 // known in closed form (combine_plane).
-json traffic_proof(RankState& st, comm::Communicator& c, const json& args) {
-  comm::Options o;
+json traffic_proof(RankState& st, comm::Communicator& c, const json& args, Deadline deadline) {
+  comm::Options o = until(deadline);
   o.algorithm = comm::Algorithm::kRing;
   const std::size_t count = args.at("proof_bytes").get<std::size_t>() / 4;
   std::vector<float> in(count, 1.0f), out(count);
   auto counters = netplane::make_live_nic_counters();
-  comm::barrier(c);
+  comm::barrier(c, until(deadline));
   netplane::NicCounters before = st.role.leader ? counters->read() : netplane::NicCounters{};
-  comm::barrier(c);
+  comm::barrier(c, until(deadline));
   for (int i = 0; i < args.at("proof_iters").get<int>(); ++i)
     comm::allreduce(c, in.data(), out.data(), count, o);
-  comm::barrier(c);
+  comm::barrier(c, until(deadline));
   json j = json::object();
   if (!st.role.leader) return j;
   for (const auto& [nic, d] : netplane::counter_delta(before, counters->read()))
@@ -92,8 +92,7 @@ json run_ops(comm::Communicator& c, const json& args, Deadline deadline) {
       cfg.factor = 1;
       cfg.iters = args.at("iters").get<int>();
       cfg.warmup = args.at("warmup").get<int>();
-      cfg.options.timeout =
-          std::max(milliseconds(1), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
+      cfg.options = until(deadline);
       for (const auto& r : probes::run_bench(c, cfg))
         rows.push_back({{"op", op},
                         {"size", size},
@@ -114,7 +113,7 @@ json link_rounds(RankState& st, comm::Communicator& c, const std::string& plane,
   if (it == st.meshes.end()) return rates;
   const milliseconds round(args.at("link_test_ms").get<long long>());
   for (int d : probes::cluster::partner_distances(st.world)) {
-    comm::barrier(c);
+    comm::barrier(c, until(deadline));
     auto r = it->second->bandwidth_round(d, round, std::min(deadline, Clock::now() + round * 20));
     if (r)
       rates.push_back({{"from", r->from}, {"to", r->to}, {"gbps", r->gbps}, {"error", r->error}});
@@ -135,7 +134,7 @@ std::string run_collectives(RankState& st, const std::string& args_text, Deadlin
       r["nics"] = c.nics;
       r["address"] = c.address;
       if (c.comm->transport() == comm::TransportKind::kTcp)
-        r["counters"] = traffic_proof(st, *c.comm, args);
+        r["counters"] = traffic_proof(st, *c.comm, args, deadline);
       r["rows"] = run_ops(*c.comm, args, deadline);
       r["rates"] = link_rounds(st, *c.comm, plane, args, deadline);
       st.comms[plane] = std::move(c.comm);

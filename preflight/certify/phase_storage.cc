@@ -8,6 +8,7 @@
 #include <set>
 
 #include "preflight/certify/phases.h"
+#include "preflight/certify/plane_comm.h"
 #include "probes/cluster/storage_load.h"
 #include "probes/comm_bench.h"
 #include "reports/catalog.h"
@@ -115,7 +116,8 @@ std::string run_storage(RankState& st, const std::string& args_text, Deadline de
   }
   comm::Communicator& c = *it->second;
   try {
-    comm::barrier(c);
+    // The leaders come from the storage run alone: wait for them as long.
+    comm::barrier(c, until(deadline));
     if (st.role.leader)
       st.agent->start("storage", storage_arg(st, args), std::min(deadline, Clock::now() + budget));
     probes::BenchConfig cfg;
@@ -125,8 +127,7 @@ std::string run_storage(RankState& st, const std::string& args_text, Deadline de
     cfg.iters = load.at("iters").get<int>();
     cfg.warmup = 0;
     cfg.check = false;
-    cfg.options.timeout =
-        std::max(milliseconds(1), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
+    cfg.options = until(deadline);
     auto rows = probes::run_bench(c, cfg);
     if (!rows.empty())
       out["load"] = {{"busbw", rows.front().busbw}, {"time_us", rows.front().time_us}};

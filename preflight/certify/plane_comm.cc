@@ -22,7 +22,12 @@ PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds 
   o.link.budget_source = "--link-timeout";
   o.link.bind_address = b.bind.address;
   if (!b.bind.address.empty()) o.link.bind_source = "the profile's plane " + plane;
-  o.timeout = std::max(milliseconds(1), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
+  // Setting up waits for every rank at most one link budget: a rank that
+  // died before joining this plane's rendezvous cannot hold the others until
+  // the phase's deadline (a death after joining aborts them at once). Every
+  // collective afterwards passes its own timeout (until()).
+  o.timeout = std::max(milliseconds(1), std::min(link_budget, std::chrono::ceil<milliseconds>(
+                                                                  deadline - Clock::now())));
   const std::string key = "coll/" + plane + "/rdv";
   comm::Fd listener;
   if (st.rank == 0) {
@@ -47,6 +52,12 @@ PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds 
   out.nics = b.nics;
   out.address = b.bind.address;
   return out;
+}
+
+comm::Options until(Deadline deadline) {
+  comm::Options o;
+  o.timeout = std::max(milliseconds(1), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
+  return o;
 }
 
 }  // namespace hn::preflight::certify

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "preflight/certify/state.h"
+#include "stack/l3_comm/collectives.h"
 
 namespace hn::preflight::certify {
 
@@ -24,5 +25,8 @@ struct PlaneComm {
 
 PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds link_budget,
                           Deadline deadline);
+
+// Collective options whose timeout runs to `deadline` (at least 1 ms).
+comm::Options until(Deadline deadline);
 
 }  // namespace hn::preflight::certify

@@ -155,9 +155,8 @@ TEST_CASE("certify netns: a rank killed mid-phase is named; earlier phases stay 
   NetnsCluster c = make_cluster();
   CertifyOptions o;
   o.profile_yaml = c.profile_yaml();
-  o.args = kArgs;
   // Bigger collectives, so rank 2 dies inside the phase.
-  o.args.insert(o.args.end(), {"--sizes", "64K,1M,16M", "--iters", "10"});
+  o.args = {"--sizes", "64K,1M,16M", "--iters", "10", "--link-timeout", "2", "--log-ranks"};
   bool killed = false;
   o.while_running = [&](const std::vector<int>& pids, const hn::test::TempDir& dir) {
     if (hn::test::wait_for_text(dir.path() + "/err2", "phase links done", 60)) {
