@@ -2,6 +2,7 @@
 // one process per rank (srun, mpirun, torchrun-style variables, a Kubernetes
 // indexed job, or --local-ranks N here). The phases live in preflight/certify/.
 #include <openssl/evp.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -182,8 +183,21 @@ int run_rank(const po::variables_map& vm, const Parsed& p) {
                            [&](const cert::RunResult& r) { return emit(vm, p, r); });
 }
 
+// Rank 0 holds two store connections per rank for each rendezvous (the
+// control store and each plane's), and every rank one socket per peer of a
+// plane: past a few hundred ranks that outgrows the usual soft limit of
+// 1024 descriptors. The hard limit is what the administrator allows.
+void raise_descriptor_limit() {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+  }
+}
+
 int run(const po::variables_map& vm) {
   Parsed p = parse(vm);
+  raise_descriptor_limit();
   auto id = sched::detect_identity(sched::process_env(), sched::IdentityOptions{p.boot.world_size});
   // Nothing started us: certify this machine with local ranks (two by default).
   if (p.local_ranks == 0 && id.launcher == sched::Launcher::kNone) p.local_ranks = 2;
