@@ -8,6 +8,7 @@
 
 #include "compat/input_error.h"
 #include "preflight/command.h"
+#include "preflight/command_docs.h"
 #include "preflight/runner.h"
 
 namespace hn::preflight {
@@ -26,8 +27,7 @@ void print_main_help(std::ostream& os) {
     name.resize(width, ' ');
     os << "  " << name << c.summary << "\n";
   }
-  os << "\n"
-     << kGenericExitCodes << "(diff, snapshot, consistency and bench differ: see their --help)\n";
+  os << "\n" << main_exit_codes();
 }
 
 const Command* find_command(const std::string& name) {
@@ -40,20 +40,6 @@ std::string command_names() {
   std::string s;
   for (const auto& c : command_table()) s += (s.empty() ? "" : ", ") + c.name;
   return s;
-}
-
-// The options without those that only carry positional arguments (diff's
-// A and B): the usage line shows those, and "--a A" would mislead.
-po::options_description visible_options(const po::options_description& desc,
-                                        const po::positional_options_description& pos) {
-  po::options_description out("Options");
-  std::vector<std::string> positional;
-  for (unsigned i = 0; i < pos.max_total_count() && i < 16; ++i)
-    positional.push_back(pos.name_for_position(i));
-  for (const auto& o : desc.options())
-    if (std::find(positional.begin(), positional.end(), o->long_name()) == positional.end())
-      out.add(o);
-  return out;
 }
 
 // The first positional argument past what the command takes, to name it.
@@ -86,7 +72,7 @@ int dispatch(const Command& cmd, const std::vector<std::string>& args) {
     if (vm.count("help")) {
       std::cout << "Usage: " << cmd.usage << "\n\n" << cmd.summary << "\n";
       if (!cmd.details.empty()) std::cout << "\n" << cmd.details << "\n";
-      std::cout << "\n" << visible_options(desc, pos) << "\n" << cmd.exit_codes;
+      std::cout << "\n" << command_options(cmd) << "\n" << cmd.exit_codes;
       return 0;
     }
     po::notify(vm);

@@ -5,6 +5,7 @@
 #include "compat/text_file.h"
 #include "compat/yaml_input.h"
 #include "probes/embedded_profiles.h"
+#include "probes/profile_model.h"
 #include "probes/profile_storage.h"
 
 namespace hn::probes {
@@ -297,6 +298,8 @@ Profile parse_profile(const std::string& text, const std::string& source_name) {
     p.comm = parse_comm(YamlMap(s, source_name, "comm"));
   if (YAML::Node s = m.get("topology"); s.IsDefined())
     p.domains = parse_topology(YamlMap(s, source_name, "topology"));
+  if (YAML::Node s = m.get("model"); s.IsDefined())
+    p.model = parse_model_spec(YamlMap(s, source_name, "model"));
   m.finish();
   cross_check(p, root);
   return p;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "probes/model_spec.h"
 #include "stack/l6_netplane/plane.h"
 
 namespace hn::probes {
@@ -130,6 +131,7 @@ struct Profile {
   PhysicalSpec physical;
   CommSpec comm;
   std::vector<DomainSpec> domains;
+  std::optional<ModelSpec> model;  // the model phase of certify; absent: its defaults
 
   const stack::netplane::Plane* find_plane(const std::string& name) const;
   // The plane's thresholds (defaults when it sets none).

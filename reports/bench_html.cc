@@ -5,15 +5,13 @@
 #include <cstdio>
 #include <sstream>
 
-#include "reports/junit_report.h"
+#include "reports/svg_chart.h"
 
 namespace hn::reports {
 
 namespace {
 
-std::string esc(std::string_view v) {
-  return xml_escape(v, false);
-}
+using svg::esc;
 
 std::string fmt(const char* f, double v) {
   char b[48];
@@ -71,7 +69,8 @@ void busbw_chart(std::ostringstream& os, const std::vector<BenchHtml::Row>& rows
   os << "<text x=\"" << left + w / 2 - 40 << "\" y=\"" << top + h + 40
      << "\">message size</text><text x=\"" << left + 6 << "\" y=\"" << top + 12
      << "\">busbw (GB/s)</text>\n";
-  os << "<polyline fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\" points=\"";
+  os << "<polyline data-series=\"busbw\" fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\" "
+        "points=\"";
   for (const auto* r : pts)
     os << fmt("%.1f", X(r->bytes)) << ',' << fmt("%.1f", Y(r->busbw)) << ' ';
   os << "\"/>\n";
@@ -79,6 +78,9 @@ void busbw_chart(std::ostringstream& os, const std::vector<BenchHtml::Row>& rows
     os << "<circle cx=\"" << fmt("%.1f", X(r->bytes)) << "\" cy=\"" << fmt("%.1f", Y(r->busbw))
        << "\" r=\"3\" fill=\"" << (r->wrong > 0 ? "#c62828" : "#1565c0") << "\"><title>"
        << esc(size_text(r->bytes)) << ": " << fmt("%.3f", r->busbw) << " GB/s</title></circle>\n";
+  // Top left, beside the axis label: small sizes have the lowest busbw, so
+  // the curve rarely passes there.
+  svg::legend_entry(os, left + 100, top + 2, "busbw", "#1565c0", "busbw");
   os << "</svg>\n";
 }
 

@@ -93,7 +93,6 @@ int exit_code_for(const std::vector<Finding>& findings, bool strict) {
   return 0;
 }
 
-namespace {
 int severity_rank(Status s) {
   switch (s) {
     case Status::kError:
@@ -110,6 +109,7 @@ int severity_rank(Status s) {
   return 5;
 }
 
+namespace {
 // Natural order: runs of digits compare as numbers, so host2 < host10.
 bool natural_less(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;

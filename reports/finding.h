@@ -72,6 +72,9 @@ Summary summarize(const std::vector<Finding>& findings);
 // run a check), else WARN gives 1 only under --strict, else 0.
 int exit_code_for(const std::vector<Finding>& findings, bool strict);
 
+// 0 for ERROR, then FAIL, WARN, PASS, SKIP: lower is worse.
+int severity_rank(Status s);
+
 // Findings sorted for presentation: by layer L1..L7, then by host (cluster-wide
 // findings, host "", first; then hosts in natural order: host2 before host10),
 // then worst status first. Stable, so the probes' own order (which groups an

@@ -7,57 +7,38 @@
 #include <sstream>
 #include <vector>
 
-#include "reports/junit_report.h"
+#include "reports/html_latency_chart.h"
 #include "reports/report_time.h"
+#include "reports/svg_chart.h"
 
 namespace hn::reports {
 
 namespace {
 
-// Text and attribute values: the XML escaping of the JUnit emitter, which
-// also replaces invalid UTF-8 and control characters.
-std::string esc(std::string_view v) {
-  return xml_escape(v, false);
-}
-
-std::string num(double v, const char* f = "%.4g") {
-  char b[32];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-const char* colour(Status s) {
-  switch (s) {
-    case Status::kPass:
-      return "#2e7d32";
-    case Status::kWarn:
-      return "#ef6c00";
-    case Status::kFail:
-      return "#c62828";
-    case Status::kSkip:
-      return "#757575";
-    case Status::kError:
-      return "#6a1b9a";
-  }
-  return "#000";
-}
+using svg::esc;
+using svg::num;
 
 constexpr Status kOrder[] = {Status::kFail, Status::kError, Status::kWarn, Status::kSkip,
                              Status::kPass};
 
-// One horizontal bar per layer that has findings, segments by status.
+// One horizontal bar per layer that has findings, segments by status; a
+// status is a series (its segments in every bar) with a legend entry.
 void layer_chart(std::ostringstream& os, const std::vector<Finding>& findings) {
   std::map<Layer, std::map<Status, int>> counts;
+  std::map<Status, int> present;
   int widest = 1;
-  for (const auto& f : findings) ++counts[f.layer][f.status];
+  for (const auto& f : findings) ++counts[f.layer][f.status], ++present[f.status];
+  if (counts.empty()) return;
   for (const auto& [layer, by] : counts) {
     int n = 0;
     for (const auto& [st, c] : by) n += c;
     widest = std::max(widest, n);
   }
-  const int row = 26, label = 230, width = 420;
+  const int row = 26, label = 230, width = 420, legend_x = label + width + 60;
+  const std::size_t legend_rows = present.size();
+  const std::size_t height = std::max(row * counts.size() + 10, 16 * legend_rows + 10);
   os << "<svg class=\"chart\" role=\"img\" aria-label=\"findings per layer\" width=\""
-     << label + width + 60 << "\" height=\"" << row * counts.size() + 10 << "\">\n";
+     << legend_x + 90 << "\" height=\"" << height << "\">\n";
   int y = 5;
   for (const auto& [layer, by] : counts) {
     os << "<text x=\"0\" y=\"" << y + 16 << "\">" << esc(to_string(layer)) << ' '
@@ -68,70 +49,22 @@ void layer_chart(std::ostringstream& os, const std::vector<Finding>& findings) {
       auto it = by.find(st);
       if (it == by.end()) continue;
       double w = static_cast<double>(it->second) * width / widest;
-      os << "<rect x=\"" << num(x) << "\" y=\"" << y << "\" width=\"" << num(w)
-         << "\" height=\"20\" fill=\"" << colour(st) << "\"><title>" << it->second << ' '
-         << esc(to_string(st)) << "</title></rect>\n";
+      os << "<rect data-series=\"" << esc(to_string(st)) << "\" x=\"" << num(x) << "\" y=\"" << y
+         << "\" width=\"" << num(w) << "\" height=\"20\" fill=\"" << svg::status_colour(st)
+         << "\"><title>" << it->second << ' ' << esc(to_string(st)) << "</title></rect>\n";
       x += w;
       total += it->second;
     }
     os << "<text x=\"" << num(x + 6) << "\" y=\"" << y + 16 << "\">" << total << "</text>\n";
     y += row;
   }
-  os << "</svg>\n";
-}
-
-struct Curve {
-  std::string name;
-  Status status;
-  std::vector<std::pair<double, double>> points;  // (percentile, ms)
-};
-
-// Latency at p50/p90/p99/p99.9: x evenly spaced (the "nines"), y log10(ms).
-void latency_chart(std::ostringstream& os, const std::vector<Finding>& findings) {
-  static const std::pair<const char*, double> kPoints[] = {
-      {"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}};
-  std::vector<Curve> curves;
-  for (const auto& f : findings) {
-    Curve c{f.code + " " + f.entity, f.status, {}};
-    for (const auto& [name, pct] : kPoints) {
-      auto it = f.metrics.find(name);
-      if (it == f.metrics.end() || it->second.unit != "ms" || !(it->second.value > 0)) break;
-      c.points.emplace_back(pct, it->second.value);
+  int legend_y = 5;
+  for (Status st : kOrder)
+    if (present.count(st)) {
+      svg::legend_entry(os, legend_x, legend_y, to_string(st), svg::status_colour(st),
+                        to_string(st));
+      legend_y += 16;
     }
-    if (c.points.size() == 4) curves.push_back(std::move(c));
-  }
-  if (curves.empty()) return;
-  double lo = 1e300, hi = 0;
-  for (const auto& c : curves)
-    for (const auto& [p, ms] : c.points) lo = std::min(lo, ms), hi = std::max(hi, ms);
-  double l0 = std::floor(std::log10(lo)), l1 = std::ceil(std::log10(hi));
-  if (l1 <= l0) l1 = l0 + 1;
-  const int left = 70, top = 10, w = 420, h = 220;
-  auto ypos = [&](double ms) { return top + h - (std::log10(ms) - l0) / (l1 - l0) * h; };
-  os << "<h2>Storage latency percentiles</h2>\n"
-     << "<svg class=\"chart\" role=\"img\" aria-label=\"latency percentiles\" width=\""
-     << left + w + 320 << "\" height=\"" << top + h + 40 << "\">\n";
-  for (double d = l0; d <= l1; d += 1) {
-    double y = ypos(std::pow(10, d));
-    os << "<line x1=\"" << left << "\" x2=\"" << left + w << "\" y1=\"" << num(y) << "\" y2=\""
-       << num(y) << "\" stroke=\"#ddd\"/><text x=\"0\" y=\"" << num(y + 4) << "\">"
-       << num(std::pow(10, d), "%g") << " ms</text>\n";
-  }
-  for (int i = 0; i < 4; ++i)
-    os << "<text x=\"" << left + i * w / 3 - 10 << "\" y=\"" << top + h + 20 << "\">"
-       << kPoints[i].first << "</text>\n";
-  int legend = top + 12;
-  for (const auto& c : curves) {
-    os << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << colour(c.status)
-       << "\" points=\"";
-    for (int i = 0; i < 4; ++i)
-      os << left + i * w / 3 << ',' << num(ypos(c.points[static_cast<std::size_t>(i)].second))
-         << ' ';
-    os << "\"><title>" << esc(c.name) << "</title></polyline>\n";
-    os << "<text x=\"" << left + w + 12 << "\" y=\"" << legend << "\" fill=\"" << colour(c.status)
-       << "\">" << esc(c.name) << "</text>\n";
-    legend += 16;
-  }
   os << "</svg>\n";
 }
 
@@ -160,11 +93,12 @@ std::string render_html(const Report& report) {
                                            {Status::kSkip, s.skip},
                                            {Status::kError, s.error}};
   for (const auto& [st, n] : counts)
-    os << "<span class=\"st\" style=\"background:" << colour(st) << "\">" << n << ' '
+    os << "<span class=\"st\" style=\"background:" << svg::status_colour(st) << "\">" << n << ' '
        << esc(to_string(st)) << "</span> ";
-  os << "</p>\n<h2>Findings per layer</h2>\n";
+  os << "</p>\n";
+  if (!report.findings.empty()) os << "<h2>Findings per layer</h2>\n";
   layer_chart(os, report.findings);
-  latency_chart(os, sorted);
+  latency_charts(os, report.findings);
   bool open = false;
   Layer current = Layer::kL1;
   for (const auto& f : sorted) {
@@ -175,7 +109,7 @@ std::string render_html(const Report& report) {
       os << "<h2>" << esc(to_string(f.layer)) << ' ' << esc(layer_title(f.layer)) << "</h2>\n"
          << "<table>\n<tr><th>status</th><th>code</th><th>entity</th><th>finding</th></tr>\n";
     }
-    os << "<tr><td><span class=\"st\" style=\"background:" << colour(f.status) << "\">"
+    os << "<tr><td><span class=\"st\" style=\"background:" << svg::status_colour(f.status) << "\">"
        << esc(to_string(f.status)) << "</span></td><td><code>" << esc(f.code) << "</code></td><td>"
        << esc(f.entity) << "</td><td>" << esc(f.message);
     if (!f.remediation.empty()) os << "<br/><em>Next:</em> " << esc(f.remediation);

@@ -1,11 +1,28 @@
 #!/usr/bin/env bash
 # Configures and builds into build/ (binary: build/bin/hnprecheck).
-#   scripts/build.sh [extra cmake -D options]
+#   scripts/build.sh [--target NAME]... [extra cmake -D options]
+# HN_BUILD_DIR names another build directory (default: build).
+# A build configured before a Debian package was installed reconfigures by
+# itself: CMake lists the package database as a configure input
+# (cmake/HnDependencies.cmake), so what it did not find then is looked for
+# again at the next build, whether through this script or `cmake --build`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-elif [ $# -gt 0 ]; then
-  cmake -S . -B build "$@" >/dev/null
+dir="${HN_BUILD_DIR:-build}"
+targets=()
+defs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target)
+      [ $# -ge 2 ] || { echo "build.sh: --target needs a target name" >&2; exit 2; }
+      targets+=(--target "$2"); shift 2 ;;
+    -D*) defs+=("$1"); shift ;;
+    *) echo "build.sh: unknown argument '$1' (expected --target NAME or -DVAR=VALUE)" >&2; exit 2 ;;
+  esac
+done
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${defs[@]}" >/dev/null
+elif [ ${#defs[@]} -gt 0 ]; then
+  cmake -S . -B "$dir" "${defs[@]}" >/dev/null
 fi
-cmake --build build -j "$(nproc)"
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}"

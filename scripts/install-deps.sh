@@ -3,6 +3,7 @@
 #   scripts/install-deps.sh            build dependencies
 #   scripts/install-deps.sh --test     + what the test suite uses (netns, FUSE, MPI, ...)
 #   scripts/install-deps.sh --bench    + the peers the benchmarks compare against
+#   scripts/install-deps.sh --package  + what `cpack -G DEB` needs (deploy/Dockerfile)
 # Idempotent and silent when everything is present. As root it installs what
 # is missing; otherwise it prints the one apt-get line to run and exits 1.
 set -euo pipefail
@@ -17,8 +18,14 @@ build_pkgs=(
 # libxml2-utils: xmllint, which checks the JUnit output is well-formed XML
 # openmpi-bin: mpirun launching hnprecheck (tests/preflight/mpi_test.cc)
 # slurm-wlm + munge: a two-node Slurm cluster on this host (tests/support/slurm_cluster)
-test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge)
+# chromium: renders every HTML report headless (tests/reports/html_browser_test.cc)
+# dpkg-dev: dpkg-shlibdeps for `cpack -G DEB` (tests/cmake/deb_package_test.cc)
+# groff-base: checks the generated man page renders without warnings
+test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge
+  chromium dpkg-dev groff-base)
 # fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
+# dpkg-dev: dpkg-shlibdeps, which computes the .deb's dependencies
+package_pkgs=(dpkg-dev)
 bench_pkgs=(fio openmpi-bin libopenmpi-dev libgloo-dev iperf3 python3)
 
 want=("${build_pkgs[@]}")
@@ -26,7 +33,8 @@ for arg in "$@"; do
   case "$arg" in
     --test) want+=("${test_pkgs[@]}") ;;
     --bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
-    *) echo "install-deps.sh: unknown option '$arg' (expected --test or --bench)" >&2; exit 2 ;;
+    --package) want+=("${package_pkgs[@]}") ;;
+    *) echo "install-deps.sh: unknown option '$arg' (expected --test, --bench or --package)" >&2; exit 2 ;;
   esac
 done
 
