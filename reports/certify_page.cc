@@ -9,16 +9,14 @@
 #include <sstream>
 
 #include "reports/html_report.h"
-#include "reports/junit_report.h"
+#include "reports/svg_chart.h"
 #include "reports/utf8.h"
 
 namespace hn::reports {
 
 namespace {
 
-std::string esc(std::string_view v) {
-  return xml_escape(v, false);
-}
+using svg::esc;
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -46,22 +44,6 @@ std::string bytes_text(double v) {
   return fmt("%.0f B", v);
 }
 
-const char* status_colour(Status s) {
-  switch (s) {
-    case Status::kPass:
-      return "#2e7d32";
-    case Status::kWarn:
-      return "#ef6c00";
-    case Status::kFail:
-      return "#c62828";
-    case Status::kSkip:
-      return "#757575";
-    case Status::kError:
-      return "#6a1b9a";
-  }
-  return "#000";
-}
-
 int severity(Status s) {
   switch (s) {
     case Status::kFail:
@@ -86,6 +68,13 @@ Busbw busbw_by_size(const Certificate& c) {
     if (m.name == "collective.busbw" && std::isfinite(m.value) && !m.labels.count("condition"))
       out[label(m, "plane")][label(m, "op")][std::stod(label(m, "bytes"))] = m.value;
   return out;
+}
+
+std::set<double> sizes_of(const std::map<std::string, std::map<double, double>>& ops) {
+  std::set<double> sizes;
+  for (const auto& [op, pts] : ops)
+    for (const auto& [b, v] : pts) sizes.insert(b);
+  return sizes;
 }
 
 // plane -> host -> nic -> (tx, rx)
@@ -149,8 +138,8 @@ void host_layer_table(std::ostringstream& os, const Certificate& c) {
         os << "<td></td>";
         continue;
       }
-      os << "<td><span class=\"st\" style=\"background:" << status_colour(cell->second) << "\">"
-         << esc(to_string(cell->second)) << "</span></td>";
+      os << "<td><span class=\"st\" style=\"background:" << svg::status_colour(cell->second)
+         << "\">" << esc(to_string(cell->second)) << "</span></td>";
     }
     os << "</tr>\n";
   };
@@ -159,9 +148,9 @@ void host_layer_table(std::ostringstream& os, const Certificate& c) {
   os << "</table>\n";
 }
 
-constexpr const char* kSeries[] = {"#1565c0", "#2e7d32", "#ef6c00",
-                                   "#6a1b9a", "#00838f", "#ad1457"};
-
+// One chart per plane: busbw by message size (log2 axis), a series per
+// collective, each in its own colour with its legend entry
+// (docs/html-charts.md).
 void busbw_charts(std::ostringstream& os, const Certificate& c) {
   for (const auto& [plane, ops] : busbw_by_size(c)) {
     double x0 = 1e300, x1 = 0, top = 0;
@@ -171,7 +160,8 @@ void busbw_charts(std::ostringstream& os, const Certificate& c) {
         x1 = std::max(x1, std::log2(b));
         top = std::max(top, v);
       }
-    if (x1 <= x0) x1 = x0 + 1;
+    const bool one_size = x1 <= x0;  // its points sit mid-axis
+    if (one_size) x1 = x0 + 1;
     double step = std::pow(10, std::floor(std::log10(top > 0 ? top : 1))), ymax = step;
     for (double k : {1.0, 2.0, 5.0, 10.0})
       if (k * step >= top) {
@@ -179,7 +169,9 @@ void busbw_charts(std::ostringstream& os, const Certificate& c) {
         break;
       }
     const int left = 60, topm = 10, w = 520, h = 240;
-    auto X = [&](double b) { return left + (std::log2(b) - x0) / (x1 - x0) * w; };
+    auto X = [&](double b) {
+      return one_size ? left + w / 2.0 : left + (std::log2(b) - x0) / (x1 - x0) * w;
+    };
     auto Y = [&](double v) { return topm + h - v / ymax * h; };
     os << "<h3>busbw by size, plane " << esc(plane) << "</h3>\n<svg class=\"chart\" role=\"img\" "
        << "aria-label=\"busbw by size on plane " << esc(plane) << "\" width=\"" << left + w + 160
@@ -190,24 +182,22 @@ void busbw_charts(std::ostringstream& os, const Certificate& c) {
          << "\" y2=\"" << fmt("%.1f", Y(v)) << "\" stroke=\"#ddd\"/><text x=\"0\" y=\""
          << fmt("%.1f", Y(v) + 4) << "\">" << fmt("%g", v) << " GB/s</text>\n";
     }
-    std::set<double> sizes;
-    for (const auto& [op, pts] : ops)
-      for (const auto& [b, v] : pts) sizes.insert(b);
-    for (double b : sizes)
+    for (double b : sizes_of(ops))
       os << "<text x=\"" << fmt("%.1f", X(b) - 10) << "\" y=\"" << topm + h + 18 << "\">"
          << esc(size_text(b)) << "</text>\n";
     std::size_t k = 0;
     for (const auto& [op, pts] : ops) {
-      const char* colour = kSeries[k % std::size(kSeries)];
-      os << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << colour << "\" points=\"";
+      const std::string colour = svg::series_colour(k);
+      os << "<g data-series=\"" << esc(op)
+         << "\"><polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << colour << "\" points=\"";
       for (const auto& [b, v] : pts) os << fmt("%.1f", X(b)) << ',' << fmt("%.1f", Y(v)) << ' ';
       os << "\"><title>" << esc(op) << "</title></polyline>\n";
       for (const auto& [b, v] : pts)
         os << "<circle cx=\"" << fmt("%.1f", X(b)) << "\" cy=\"" << fmt("%.1f", Y(v))
-           << "\" r=\"3\" fill=\"" << colour << "\"><title>" << esc(op) << ' ' << esc(size_text(b))
-           << ": " << fmt("%.3f", v) << " GB/s</title></circle>\n";
-      os << "<text x=\"" << left + w + 14 << "\" y=\"" << topm + 14 + 16 * k << "\" fill=\""
-         << colour << "\">" << esc(op) << "</text>\n";
+           << "\" r=\"3\" stroke=\"" << colour << "\" fill=\"" << colour << "\"><title>" << esc(op)
+           << ' ' << esc(size_text(b)) << ": " << fmt("%.3f", v) << " GB/s</title></circle>\n";
+      os << "</g>\n";
+      svg::legend_entry(os, left + w + 14, topm + 16.0 * static_cast<double>(k), op, colour, op);
       ++k;
     }
     os << "</svg>\n";
@@ -273,9 +263,7 @@ std::string render_certify_summary(const Certificate& c, int exit_code, bool col
        << (p.skipped_because.empty() ? "" : to_valid_utf8(p.skipped_because)) << "\n";
   }
   for (const auto& [plane, ops] : busbw_by_size(c)) {
-    std::set<double> sizes;
-    for (const auto& [op, pts] : ops)
-      for (const auto& [b, v] : pts) sizes.insert(b);
+    const std::set<double> sizes = sizes_of(ops);
     os << "busbw (GB/s) by size, plane " << plane << "\n  " << pad("", 15);
     for (double b : sizes) os << pad(size_text(b), 10);
     os << "\n";
@@ -324,7 +312,7 @@ std::string render_certify_html(const Report& report, const Certificate& c) {
     std::string layers;
     for (const auto& l : p.layers) layers += (layers.empty() ? "" : " ") + l;
     os << "<tr><td>" << esc(p.name) << "</td><td>" << esc(layers)
-       << "</td><td><span class=\"st\" style=\"background:" << status_colour(p.status) << "\">"
+       << "</td><td><span class=\"st\" style=\"background:" << svg::status_colour(p.status) << "\">"
        << esc(to_string(p.status)) << "</span></td><td>" << esc(duration_text(p.duration_ms))
        << "</td><td>" << esc(p.skipped_because) << "</td></tr>\n";
   }

@@ -214,22 +214,22 @@ void combine_plane(Coordinator& co, const std::string& plane,
         "CERT-RUN-TIMEOUT", Status::kError, "plane " + plane,
         {{"phase", "links"},
          {"timeout_s", std::to_string(co.options->run_timeout.count() / 1000)},
-         {"reason", "the run's --timeout ran out while " + std::to_string(cut) + " link(s) of plane " +
-                        plane + " were still connecting"}});
+         {"reason", "the run's --timeout ran out while " + std::to_string(cut) +
+                        " link(s) of plane " + plane + " were still connecting"}});
     f.layer = Layer::kL3;
     out.findings.push_back(std::move(f));
     if (rec.blocked_by.empty()) rec.blocked_by = "CERT-RUN-TIMEOUT plane " + plane;
   }
   const bool ok = failed == 0 && unbound.empty() && cut == 0;
-  Finding sum = reports::make_finding(
-      "COMM-LINK-PLANE", ok ? Status::kPass : Status::kFail, "plane " + plane,
-      {{"plane", plane},
-       {"pairs", std::to_string(pairs)},
-       {"ranks", std::to_string(world)},
-       {"hosts", std::to_string(hosts_seen.size())},
-       {"connect_ms", connect_ms.empty() ? "-" : ms_text(median(connect_ms))},
-       {"failed", std::to_string(failed)},
-       {"classes", class_text}});
+  Finding sum =
+      reports::make_finding("COMM-LINK-PLANE", ok ? Status::kPass : Status::kFail, "plane " + plane,
+                            {{"plane", plane},
+                             {"pairs", std::to_string(pairs)},
+                             {"ranks", std::to_string(world)},
+                             {"hosts", std::to_string(hosts_seen.size())},
+                             {"connect_ms", connect_ms.empty() ? "-" : ms_text(median(connect_ms))},
+                             {"failed", std::to_string(failed)},
+                             {"classes", class_text}});
   out.findings.push_back(std::move(sum));
   rec.links_ok = ok;
   auto figure = [&](const char* name, double v, const char* unit, reports::Better better) {

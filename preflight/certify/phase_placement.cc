@@ -3,7 +3,7 @@
 // against the profile's topology domains.
 #include "preflight/certify/phases.h"
 #include "probes/cluster/placement_findings.h"
-#include "stack/l5_sched/placement.h"
+#include "stack/l2_framework/layout.h"
 
 namespace hn::preflight::certify {
 
@@ -28,14 +28,17 @@ PhaseOutcome combine_placement(Coordinator& co, const std::string&,
     host_of_rank.push_back(h.node.empty() ? h.name : h.node);
   }
   std::vector<std::vector<int>> groups;
-  std::string why_none = "no tensor-parallel size: pass --tp N";
+  std::string why_none;
   const int world = static_cast<int>(host_of_rank.size());
-  if (o.tp > 0) {
-    if (world % o.tp != 0)
-      why_none = "--tp " + std::to_string(o.tp) + " does not divide the " + std::to_string(world) +
-                 " ranks of the job";
-    else
-      groups = stack::sched::consecutive_groups(world, o.tp);
+  std::string text = o.layout;
+  if (text.empty() && co.profile().model && co.profile().model->layout)
+    text = co.profile().model->layout->to_string();
+  if (text.empty()) {
+    why_none = "no parallel layout: pass --layout tp=N,pp=N,dp=N or set the profile's model.layout";
+  } else {
+    // It fits: rank 0 checked it before any phase (check_layout).
+    groups =
+        stack::framework::parse_layout(text, world).groups(stack::framework::GroupKind::kTensor);
   }
   PhaseOutcome out;
   out.findings = probes::cluster::check_placement(co.profile(), host_of_rank, groups, why_none);

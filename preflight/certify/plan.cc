@@ -9,6 +9,7 @@
 #include "compat/input_error.h"
 #include "preflight/report_output.h"
 #include "probes/node_context.h"
+#include "stack/l2_framework/layout.h"
 
 namespace hn::preflight::certify {
 
@@ -70,6 +71,21 @@ JobPlan build_plan(const std::vector<Hello>& hellos, const probes::Profile& prof
               "short hostname)");
   }
   return plan;
+}
+
+void check_layout(const CertifyOptions& o, int world) {
+  const auto* model = o.profile->model ? &*o.profile->model : nullptr;
+  const bool from_profile = o.layout.empty();
+  if (from_profile && !(model && model->layout)) return;
+  const std::string text = from_profile ? model->layout->to_string() : o.layout;
+  try {
+    stack::framework::parse_layout(text, world).fits(world);
+  } catch (const stack::framework::LayoutError& e) {
+    if (from_profile)
+      throw compat::InputError(o.profile->source, model->line, 0, "model.layout",
+                               std::string(e.what()) + " (the profile does not match the job)");
+    throw compat::InputError("command line", 0, 0, "--layout", e.what());
+  }
 }
 
 std::string role_to_json(const Role& r) {

@@ -29,6 +29,11 @@ Hello hello_from_json(const std::string& text);  // throws std::runtime_error
 // hellos[r] is rank r's.
 JobPlan build_plan(const std::vector<Hello>& hellos, const probes::Profile& profile);
 
+// The job's parallel layout (--layout, else the profile's model.layout)
+// must fit its world: throws compat::InputError naming where it came from
+// and the numbers. Nothing to check without a layout.
+void check_layout(const CertifyOptions& options, int world);
+
 std::string role_to_json(const Role& r);
 Role role_from_json(const std::string& text);  // throws std::runtime_error
 

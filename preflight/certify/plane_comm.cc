@@ -26,8 +26,9 @@ PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds 
   // died before joining this plane's rendezvous cannot hold the others until
   // the phase's deadline (a death after joining aborts them at once). Every
   // collective afterwards passes its own timeout (until()).
-  o.timeout = std::max(milliseconds(1), std::min(link_budget, std::chrono::ceil<milliseconds>(
-                                                                  deadline - Clock::now())));
+  o.timeout =
+      std::max(milliseconds(1),
+               std::min(link_budget, std::chrono::ceil<milliseconds>(deadline - Clock::now())));
   const std::string key = "coll/" + plane + "/rdv";
   comm::Fd listener;
   if (st.rank == 0) {

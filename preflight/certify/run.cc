@@ -172,6 +172,7 @@ class CoordinatorRun {
     } else {
       try {
         co_.plan = build_plan(hellos, *o_.profile);
+        check_layout(o_, world);
       } catch (const compat::InputError& e) {
         abort = e.what();
         code = 2;
@@ -389,7 +390,7 @@ class CoordinatorRun {
 // ---- every other rank ---------------------------------------------------------
 
 void follow(const std::vector<Phase>& phases, RankState& st, Deadline run_deadline,
-           const Logger& log) {
+            const Logger& log) {
   comm::Store& store = st.store();
   // Rank 0 may spend the whole run before the last "go": wait that long.
   auto wait = [&] { return milliseconds(ms_left(run_deadline) + 60000); };

@@ -40,7 +40,7 @@ struct CertifyOptions {
   std::size_t proof_bytes = 8u << 20;
   int proof_iters = 2;
   milliseconds link_test{200};       // one round of the per-link bandwidth test
-  int tp = 0;                        // tensor-parallel size for placement (0: none)
+  std::string layout;                // --layout (tp=2,pp=2,dp=2); "": the profile's model.layout
   std::set<std::string> only, skip;  // --only / --skip phase names
   bool strict = false;               // warnings fail too
   bool log_ranks = false;            // every rank logs its progress on stderr

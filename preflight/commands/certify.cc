@@ -19,6 +19,7 @@
 #include "preflight/report_output.h"
 #include "reports/certificate.h"
 #include "reports/certify_page.h"
+#include "stack/l2_framework/layout.h"
 #include "stack/l3_comm/bootstrap.h"
 #include "stack/l5_sched/identity.h"
 #include "stack/l5_sched/local_launcher.h"
@@ -110,8 +111,14 @@ Parsed parse(const po::variables_map& vm) {
                        "' (expected allreduce, allgather, reducescatter or alltoall)");
   o.iters = vm["iters"].as<int>();
   if (o.iters < 1 || o.iters > 10000) bad("--iters", "must be in [1, 10000]");
-  o.tp = vm["tp"].as<int>();
-  if (o.tp < 0 || o.tp > 1 << 20) bad("--tp", "must be a positive tensor-parallel size");
+  if (vm.count("layout")) {
+    o.layout = vm["layout"].as<std::string>();
+    try {
+      stack::framework::parse_layout(o.layout).validate();
+    } catch (const stack::framework::LayoutError& e) {
+      bad("--layout", e.what());
+    }
+  }
   for (const char* key : {"only", "skip"}) {
     if (!vm.count(key)) continue;
     auto names = split_list(vm[key].as<std::string>());
@@ -272,8 +279,10 @@ Command certify() {
             ->value_name("LIST"),
         "collectives to run and verify on each plane")(
         "iters", po::value<int>()->default_value(5)->value_name("N"), "timed iterations per size")(
-        "tp", po::value<int>()->default_value(0)->value_name("N"),
-        "tensor-parallel size for the placement check (groups of N consecutive ranks)")(
+        "layout", po::value<std::string>()->value_name("LAYOUT"),
+        "the job's parallel layout, tp=2,pp=2,dp=2 (Megatron rank order): placement checks its "
+        "tensor-parallel groups against the profile's topology domains (default: the "
+        "profile's model.layout)")(
         "only", po::value<std::string>()->value_name("PHASES"),
         "run only these phases (comma-separated names); the others are SKIP")(
         "skip", po::value<std::string>()->value_name("PHASES"), "skip these phases")(

@@ -42,17 +42,4 @@ std::map<std::string, int> ranks_per_host(const std::vector<std::string>& host_o
   return out;
 }
 
-std::vector<std::vector<int>> consecutive_groups(int world, int size) {
-  if (size < 1 || world < 1 || world % size != 0)
-    throw std::invalid_argument("a group size of " + std::to_string(size) +
-                                " does not divide the " + std::to_string(world) + " ranks");
-  std::vector<std::vector<int>> out;
-  for (int g = 0; g < world / size; ++g) {
-    std::vector<int> v;
-    for (int i = 0; i < size; ++i) v.push_back(g * size + i);
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
 }  // namespace hn::stack::sched

@@ -34,9 +34,4 @@ std::vector<GroupSpan> groups_across_domains(const std::vector<std::string>& hos
 // Ranks per host, by host name.
 std::map<std::string, int> ranks_per_host(const std::vector<std::string>& host_of_rank);
 
-// Groups of `size` consecutive ranks: the tensor-parallel groups of every
-// Megatron order (tp is always the fastest-varying index). Throws
-// std::invalid_argument when size < 1 or does not divide world.
-std::vector<std::vector<int>> consecutive_groups(int world, int size);
-
 }  // namespace hn::stack::sched

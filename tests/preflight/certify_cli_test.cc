@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include <unistd.h>
+
 #include "reports/certificate.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -42,9 +44,8 @@ hn::reports::Certificate certificate(const std::string& path) {
 
 TEST_CASE("certify: this machine, embedded profile, two local ranks by default") {
   TempDir dir;
-  auto r = run_hnprecheck(args({"--certificate", dir.path() + "/c.json", "--json",
-                                dir.path() + "/r.json"}),
-                          180);
+  auto r = run_hnprecheck(
+      args({"--certificate", dir.path() + "/c.json", "--json", dir.path() + "/r.json"}), 180);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("hnprecheck certify  host "));
@@ -74,13 +75,14 @@ TEST_CASE("certify: this machine, embedded profile, two local ranks by default")
   CHECK(report["extra"]["certify"]["verdict"] == "certified");
   // Every host finding names its host.
   for (const auto& f : report["findings"])
-    if (f.contains("host")) CHECK(f["entity"].get<std::string>().rfind(f["host"].get<std::string>(), 0) == 0);
+    if (f.contains("host"))
+      CHECK(f["entity"].get<std::string>().rfind(f["host"].get<std::string>(), 0) == 0);
 }
 
-TEST_CASE("certify: --only and --skip select phases; the others are SKIP naming why") {
+TEST_CASE("certify: --only and --skip select phases - the others are SKIP naming why") {
   TempDir dir;
-  auto r = run_hnprecheck(args({"--only", "links,placement", "--certificate", dir.path() + "/c.json"}),
-                          120);
+  auto r = run_hnprecheck(
+      args({"--only", "links,placement", "--certificate", dir.path() + "/c.json"}), 120);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   auto c = certificate(dir.path() + "/c.json");
@@ -106,7 +108,7 @@ TEST_CASE("certify: bad input is exit 2 before anything runs, naming the option"
       {{"certify", "--sizes", "0"}, "--sizes"},
       {{"certify", "--ops", "allreduce,scan"}, "unknown collective 'scan'"},
       {{"certify", "--link-timeout", "0"}, "--link-timeout"},
-      {{"certify", "--tp", "-1"}, "--tp"},
+      {{"certify", "--layout", "tp=0"}, "--layout"},
       {{"certify", "--certificate", dir.path() + "/missing/c.json"}, "--certificate"},
       {{"certify", "--profile", dir.write("bad.yaml", "version: 1\nplanes: [{name: p}]\n")},
        "bad.yaml"},
@@ -125,10 +127,62 @@ TEST_CASE("certify: a profile that does not match the job is exit 2 on every ran
   auto r = run_hnprecheck(args({"--profile", p, "--local-ranks", "2"}), 120);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("none of the 1 nodes the profile declares (no-such-host-here)"));
+  CHECK_THAT(r.err,
+             Catch::Contains("none of the 1 nodes the profile declares (no-such-host-here)"));
 }
 
-TEST_CASE("certify: --timeout bounds the run; what could not run is ERROR, exit 3") {
+TEST_CASE("certify: placement checks the layout's tensor-parallel groups against the domains") {
+  TempDir dir;
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+  // This machine is one node in a one-node domain: tp=2 groups stay inside it.
+  const std::string p =
+      dir.write("p.yaml", std::string("version: 1\nnodes: [{name: ") + host +
+                              "}]\ntopology:\n  domains:\n    - {name: sn0, link: hccs, nodes: [" +
+                              host + "]}\nmodel:\n  layout: tp=4\n");
+  auto r = run_hnprecheck(args({"--profile", p, "--local-ranks", "4", "--layout", "tp=2,dp=2",
+                                "--only", "placement", "--json", dir.path() + "/r.json"}),
+                          120);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto tp_finding = [](const std::string& path) {
+    const json report = json::parse(hn::test::read_file(path));
+    for (const auto& f : report["findings"])
+      if (f["code"] == "SCHED-TP-DOMAIN") return f;
+    return json();
+  };
+  // --layout wins over the profile's tp=4: groups [0,1] and [2,3].
+  auto f = tp_finding(dir.path() + "/r.json");
+  CHECK(f["status"] == "PASS");
+  CHECK_THAT(f["message"].get<std::string>(), Catch::Contains("2 tensor-parallel group(s) of 2"));
+  // Without --layout the profile's model.layout (tp=4) is the one checked.
+  auto q = run_hnprecheck(args({"--profile", p, "--local-ranks", "4", "--only", "placement",
+                                "--json", dir.path() + "/q.json"}),
+                          120);
+  INFO(q.out << q.err);
+  REQUIRE(q.exit_code == 0);
+  f = tp_finding(dir.path() + "/q.json");
+  CHECK(f["status"] == "PASS");
+  CHECK_THAT(f["message"].get<std::string>(), Catch::Contains("1 tensor-parallel group(s) of 4"));
+}
+
+TEST_CASE("certify: a layout that does not fit the job is exit 2 naming the numbers") {
+  TempDir dir;
+  auto r = run_hnprecheck(args({"--local-ranks", "4", "--layout", "tp=2,pp=2,dp=2"}), 120);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--layout"));
+  CHECK_THAT(r.err, Catch::Contains("tp=2 x pp=2 x dp=2 = 8 ranks, but the job has 4"));
+  const std::string p = dir.write("p.yaml", "version: 1\nmodel:\n  layout: tp=2,dp=4\n");
+  auto q = run_hnprecheck(args({"--profile", p, "--local-ranks", "4"}), 120);
+  INFO(q.out << q.err);
+  CHECK(q.exit_code == 2);
+  CHECK_THAT(q.err, Catch::Contains("model.layout"));
+  CHECK_THAT(q.err, Catch::Contains("p.yaml"));
+  CHECK_THAT(q.err, Catch::Contains("= 8 ranks, but the job has 4"));
+}
+
+TEST_CASE("certify: --timeout bounds the run - what could not run is ERROR, exit 3") {
   TempDir dir;
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_hnprecheck({"certify", "--only", "collectives", "--sizes", "64M", "--iters", "200",
@@ -157,9 +211,9 @@ TEST_CASE("certify: ranks started by hand, as a Kubernetes indexed job and torch
        {"--world-size", "2", "--rendezvous", rdv}},
       {"torchrun",
        [&](int r) {
-         return std::vector<std::string>{"RANK=" + std::to_string(r), "WORLD_SIZE=2",
-                                         "MASTER_ADDR=127.0.0.1",
-                                         "MASTER_PORT=" + std::to_string(std::stoi(rdv.substr(colon + 1)) + 1)};
+         return std::vector<std::string>{
+             "RANK=" + std::to_string(r), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+             "MASTER_PORT=" + std::to_string(std::stoi(rdv.substr(colon + 1)) + 1)};
        },
        {}},
   };

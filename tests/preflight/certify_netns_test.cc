@@ -151,7 +151,7 @@ TEST_CASE("certify netns: a /32 route sends one peer's parameter traffic via the
   CHECK(f["metrics"]["eth0.tx"]["value"].get<double>() > 1e6);
 }
 
-TEST_CASE("certify netns: a rank killed mid-phase is named; earlier phases stay in the report") {
+TEST_CASE("certify netns: a rank killed mid-phase is named - earlier phases stay in the report") {
   NetnsCluster c = make_cluster();
   CertifyOptions o;
   o.profile_yaml = c.profile_yaml();

@@ -66,7 +66,7 @@ TEST_CASE("certify storage: every host alone and under collective load, merged a
   for (const auto& f : r.findings("STOR-JITTER-LATENCY")) CHECK_FALSE(f["evidence"].contains("histogram"));
 }
 
-TEST_CASE("certify storage: a hanging FUSE mount on one host is named; the others are measured") {
+TEST_CASE("certify storage: a hanging FUSE mount on one host is named - the others are measured") {
   if (std::string why = hn::test::FaultFsMount::unavailable_reason(); !why.empty())
     hn::test::skip(why);
   NetnsCluster c = make_cluster();

@@ -76,6 +76,11 @@ TEST_CASE("certify page: host x layer, busbw chart, NIC bytes, storage alone vs 
   CHECK_THAT(page, Catch::Contains("<h2>Hosts and layers (worst status)</h2>"));
   CHECK_THAT(page, Catch::Contains("busbw by size, plane param"));
   CHECK_THAT(page, Catch::Contains("<polyline"));
+  // The chart contract (docs/html-charts.md): each collective a series with
+  // its legend entry.
+  CHECK_THAT(page, Catch::Contains("<svg class=\"chart\""));
+  CHECK_THAT(page, Catch::Contains("data-series=\"allreduce\""));
+  CHECK_THAT(page, Catch::Contains("data-legend=\"allreduce\""));
   CHECK_THAT(page, Catch::Contains("Bytes per NIC during the traffic proof, plane param"));
   CHECK_THAT(page, Catch::Contains("<td>under_load</td>"));
   CHECK_THAT(page, Catch::Contains("<td>4.500</td>"));

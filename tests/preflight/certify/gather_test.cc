@@ -28,7 +28,7 @@ TEST_CASE("gather: every rank's value, through windows smaller than the world") 
   CHECK(got[7] == "v7");
 }
 
-TEST_CASE("gather: a stalled rank holds one slot; late values still arrive; the rest by the deadline") {
+TEST_CASE("gather: a stalled rank holds one slot - late values still arrive - the rest by the deadline") {
   test::StoreHarness h(6);
   std::vector<int> ranks = {1, 2, 3, 4, 5};
   for (int r : {2, 3, 5}) h.store(r).set("res/" + std::to_string(r), "x");

@@ -48,7 +48,7 @@ TEST_CASE("host agent: a job runs while the rank does other work") {
   CHECK(agent.result(Clock::now() + milliseconds(5000)) == "echo later");
 }
 
-TEST_CASE("host agent: a hung job is killed at its deadline and named; the agent goes on") {
+TEST_CASE("host agent: a hung job is killed at its deadline and named - the agent goes on") {
   HostAgent agent(jobs());
   const auto t0 = Clock::now();
   try {

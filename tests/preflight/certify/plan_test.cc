@@ -10,8 +10,8 @@ using preflight::certify::Hello;
 
 TEST_CASE("plan: ranks grouped by host key, leaders are the lowest ranks, nodes by hostname") {
   auto p = probes::parse_profile("version: 1\nnodes: [{name: gpu01}, {name: gpu02}]\n", "p.yaml");
-  std::vector<Hello> hellos = {{"gpu02.rack7", "k2"}, {"gpu01", "k1"}, {"gpu02.rack7", "k2"},
-                               {"gpu01", "k1"}};
+  std::vector<Hello> hellos = {
+      {"gpu02.rack7", "k2"}, {"gpu01", "k1"}, {"gpu02.rack7", "k2"}, {"gpu01", "k1"}};
   auto plan = build_plan(hellos, p);
   REQUIRE(plan.hosts.size() == 2);
   CHECK(plan.hosts[0].name == "gpu02.rack7");
@@ -42,4 +42,18 @@ TEST_CASE("plan: the local hello keys on hostname, boot and network namespace") 
   CHECK_FALSE(h.hostname.empty());
   CHECK(h.host_key.rfind(h.hostname + "|", 0) == 0);
   CHECK(std::count(h.host_key.begin(), h.host_key.end(), '|') == 2);
+}
+
+TEST_CASE("plan: a layout that does not fit the job is bad input, naming where it came from") {
+  preflight::certify::CertifyOptions o;
+  o.profile = std::make_shared<probes::Profile>(probes::parse_profile("version: 1\n", "p.yaml"));
+  CHECK_NOTHROW(preflight::certify::check_layout(o, 3));  // no layout: nothing to check
+  o.layout = "tp=2,pp=2";
+  CHECK_NOTHROW(preflight::certify::check_layout(o, 8));  // dp = 2 from the world
+  try {
+    preflight::certify::check_layout(o, 6);
+    FAIL("accepted tp=2,pp=2 on 6 ranks");
+  } catch (const compat::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("--layout"));
+  }
 }

@@ -49,7 +49,7 @@ std::vector<std::unique_ptr<LinkMesh>> build_all(test::StoreHarness& h, int worl
 
 }  // namespace
 
-TEST_CASE("link mesh: every pair of the pattern connects, authenticated; rounds measure links") {
+TEST_CASE("link mesh: every pair of the pattern connects, authenticated - rounds measure links") {
   const int n = 6;
   test::StoreHarness h(n);
   std::vector<int> all = {0, 1, 2, 3, 4, 5};
@@ -124,7 +124,7 @@ TEST_CASE("link mesh: a refused peer and an impostor are classified, naming the 
   CHECK(status[{1, 3}] == "auth");
 }
 
-TEST_CASE("link mesh: a rank that cannot bind the plane says so; its peers do not wait for it") {
+TEST_CASE("link mesh: a rank that cannot bind the plane says so - its peers do not wait for it") {
   const int n = 3;
   test::StoreHarness h(n);
   const auto t0 = Clock::now();

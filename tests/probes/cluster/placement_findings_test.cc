@@ -15,7 +15,7 @@ const char* kProfile =
     "    - {name: sn1, link: hccs, nodes: [c, d]}\n";
 }
 
-TEST_CASE("placement: TP groups inside one domain pass; one that straddles fails naming it") {
+TEST_CASE("placement: TP groups inside one domain pass - one that straddles fails naming it") {
   auto p = probes::parse_profile(kProfile, "p.yaml");
   // 8 ranks, 2 per host, tp=4: groups {0..3} on a,b and {4..7} on c,d.
   std::vector<std::string> host_of = {"a", "a", "b", "b", "c", "c", "d", "d"};
@@ -36,7 +36,7 @@ TEST_CASE("placement: TP groups inside one domain pass; one that straddles fails
   CHECK(fails == 2);
 }
 
-TEST_CASE("placement: unequal ranks per host warn; no groups or domains skip with the reason") {
+TEST_CASE("placement: unequal ranks per host warn - no groups or domains skip with the reason") {
   auto p = probes::parse_profile(kProfile, "p.yaml");
   auto fs = probes::cluster::check_placement(p, {"a", "a", "b"}, {}, "no tensor-parallel size");
   REQUIRE(fs.size() == 2);

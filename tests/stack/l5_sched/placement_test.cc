@@ -4,13 +4,6 @@
 
 using namespace hn::stack::sched;
 
-TEST_CASE("placement: consecutive groups are Megatron's TP groups") {
-  CHECK(consecutive_groups(8, 4) == std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}});
-  CHECK(consecutive_groups(3, 1).size() == 3);
-  CHECK_THROWS_AS(consecutive_groups(6, 4), std::invalid_argument);
-  CHECK_THROWS_AS(consecutive_groups(6, 0), std::invalid_argument);
-}
-
 TEST_CASE("placement: groups across domains, hosts outside any domain, one-host groups") {
   std::vector<Domain> domains = {{"d0", {"a", "b"}}, {"d1", {"c"}}};
   std::vector<std::string> host_of = {"a", "b", "c", "x", "x", "y"};

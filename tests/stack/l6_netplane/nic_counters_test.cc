@@ -37,7 +37,7 @@ TEST_CASE("NIC counters: this namespace's loopback is read live") {
   CHECK(c.count("lo") == 1);
 }
 
-TEST_CASE("NIC counters: delta per NIC; a counter that went back or a new NIC count from zero") {
+TEST_CASE("NIC counters: delta per NIC - a counter that went back or a new NIC count from zero") {
   NicCounters before{{"eth0", {10, 20}}, {"eth1", {500, 500}}};
   NicCounters after{{"eth0", {15, 1020}}, {"eth1", {100, 100}}, {"eth2", {7, 9}}};
   auto d = counter_delta(before, after);
