@@ -33,6 +33,7 @@ find_package(yaml-cpp REQUIRED)
 find_package(toml11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(OpenSSL REQUIRED)
+find_package(ZLIB REQUIRED)  # gzipped torch.profiler traces (ops)
 # libonnx-dev's config links protobuf::libprotobuf, which Protobuf must define first.
 find_package(Protobuf REQUIRED)
 find_package(ONNX REQUIRED)

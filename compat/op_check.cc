@@ -11,6 +11,8 @@ const char* to_string(OpClass c) {
   switch (c) {
     case OpClass::kSupported:
       return "supported";
+    case OpClass::kNoKernel:
+      return "no-kernel";
     case OpClass::kDecomposed:
       return "supported-by-decomposition";
     case OpClass::kUnsupportedOp:
@@ -29,6 +31,8 @@ const char* finding_code(OpClass c) {
   switch (c) {
     case OpClass::kSupported:
       return "OP-SUPPORTED";
+    case OpClass::kNoKernel:
+      return "OP-NO-KERNEL";
     case OpClass::kDecomposed:
       return "OP-DECOMPOSED";
     case OpClass::kUnsupportedOp:
@@ -116,7 +120,7 @@ OpVerdict check_occurrence(const OpMatrix& matrix, const std::string& matrix_op,
 namespace {
 
 bool can_run(OpClass c) {
-  return c == OpClass::kSupported || c == OpClass::kDecomposed;
+  return c == OpClass::kSupported || c == OpClass::kDecomposed || c == OpClass::kNoKernel;
 }
 
 std::string op_and_dtype(const OpOccurrence& o) {
@@ -147,7 +151,8 @@ std::vector<Evaluated> evaluate(const OpMatrix& matrix, const OpMapping& mapping
     state[i] = kBusy;
     const OpOccurrence& o = inv.ops[i];
     Evaluated e;
-    e.verdict = check_occurrence(matrix, mapping.resolve(o).value_or(""), o);
+    e.verdict = mapping.no_kernel(o) ? OpVerdict{OpClass::kNoKernel, {}}
+                                     : check_occurrence(matrix, mapping.resolve(o).value_or(""), o);
     e.own = e.verdict.cls;
     if (!o.children.empty() && e.verdict.cls != OpClass::kSupported) {
       for (std::size_t c : o.children) {
@@ -221,6 +226,10 @@ OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,
   for (const auto& p : r.pairs) {
     ++r.pairs_by_class[p.cls];
     r.occurrences_by_class[p.cls] += p.occurrences;
+    if (p.cls == OpClass::kNoKernel) {
+      r.no_kernel_occurrences += p.occurrences;
+      continue;  // never counted against (or for) support
+    }
     r.total_occurrences += p.occurrences;
     r.composite_calls += p.composite_calls;
     if (is_unsupported(p.cls)) r.unsupported_self_us += p.self_us;
@@ -234,6 +243,11 @@ std::string problem_text(OpClass c, const std::map<std::string, std::string>& pa
   switch (c) {
     case OpClass::kSupported:
       tmpl = "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}";
+      break;
+    case OpClass::kNoKernel:
+      tmpl =
+          "{op} is not run as a kernel on any backend (a constant, identity, shape query, "
+          "view or allocation); {where}";
       break;
     case OpClass::kDecomposed:
       tmpl =

@@ -12,6 +12,11 @@
 //   unsupported-dtype   the op is listed, this dtype is not
 //   constraint-violated some occurrence is outside the op's rank/opset/attribute limits
 //   unknown-mapping     the mapping table has no matrix name for the op
+//   no-kernel           an op no backend executes as a kernel (Constant,
+//                       Identity, Shape, aten::as_strided, aten::empty_strided,
+//                       aten::result_type, views): its own class, whatever the
+//                       matrix says, and not counted in the occurrences that
+//                       the shares of support are taken over
 // check_occurrence() is the same test for one occurrence (never
 // supported-by-decomposition: that needs the nested calls); the L4 graph
 // executor uses it so that a graph fails with the same class, code and words
@@ -45,6 +50,7 @@ namespace hn::compat {
 // occurrences (only the constraint test differs between them).
 enum class OpClass {
   kSupported,
+  kNoKernel,  // metadata/view/allocation ops (OpMapping::no_kernel): never a kernel
   kDecomposed,
   kUnknownMapping,
   kConstraintViolated,
@@ -100,10 +106,11 @@ struct OpCheckResult {
   std::vector<std::string> notes;
   std::vector<OpPairResult> pairs;  // first occurrence order
   std::map<OpClass, std::int64_t> pairs_by_class, occurrences_by_class;
-  std::int64_t total_occurrences = 0;  // leaf occurrences only
-  std::int64_t composite_calls = 0;    // traces: calls with aten:: ops nested inside
-  double total_self_us = 0;            // traces: every cpu_op's self time
-  double unsupported_self_us = 0;      // traces: self time of unsupported pairs
+  std::int64_t total_occurrences = 0;  // leaf occurrences only, no-kernel ones left out
+  std::int64_t no_kernel_occurrences = 0;
+  std::int64_t composite_calls = 0;  // traces: calls with aten:: ops nested inside
+  double total_self_us = 0;          // traces: every cpu_op's self time
+  double unsupported_self_us = 0;    // traces: self time of unsupported pairs
 };
 
 OpCheckResult check_inventory(const OpMatrix& matrix, const OpMapping& mapping,

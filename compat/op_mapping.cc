@@ -20,14 +20,30 @@ std::optional<std::string> OpMapping::resolve(const OpOccurrence& o) const {
       return it->second;
     }
     case OpNaming::kAten: {
-      auto it = aten.find(o.op);
-      if (it == aten.end() && o.op.size() > 1 && o.op.back() == '_')
-        it = aten.find(o.op.substr(0, o.op.size() - 1));
+      std::string name = aten_base(o.op);
+      auto it = aten.find(name);
+      if (it == aten.end() && name.size() > 1 && name.back() == '_')
+        it = aten.find(name.substr(0, name.size() - 1));
       if (it == aten.end()) return std::nullopt;
       return it->second;
     }
   }
   return std::nullopt;
+}
+
+bool OpMapping::no_kernel(const OpOccurrence& o) const {
+  if (o.naming == OpNaming::kOnnx) return no_kernel_onnx.count(display_name(o)) > 0;
+  if (o.naming != OpNaming::kAten) return false;
+  std::string name = aten_base(o.op);
+  if (no_kernel_aten.count(name)) return true;
+  return name.size() > 1 && name.back() == '_' &&
+         no_kernel_aten.count(name.substr(0, name.size() - 1));
+}
+
+std::string aten_base(const std::string& op) {
+  // "aten::add.Tensor" -> "aten::add"; the namespace's "::" has no dot.
+  size_t dot = op.find('.', op.rfind("::") == std::string::npos ? 0 : op.rfind("::") + 2);
+  return dot == std::string::npos ? op : op.substr(0, dot);
 }
 
 namespace {
@@ -54,6 +70,17 @@ OpMapping parse_op_mapping(const std::string& text, const std::string& source) {
   m.source = source;
   read_table(top.get("onnx"), source, "onnx", m.onnx, false);
   read_table(top.get("aten"), source, "aten", m.aten, true);
+  if (YAML::Node nk = top.get("no_kernel"); nk.IsDefined() && !nk.IsNull()) {
+    YamlMap n(nk, source, "no_kernel");
+    for (const auto& op : yaml_string_list(n.get("onnx"), source, "no_kernel.onnx"))
+      m.no_kernel_onnx.insert(op);
+    for (const auto& op : yaml_string_list(n.get("aten"), source, "no_kernel.aten")) {
+      if (op.rfind("aten::", 0) != 0)
+        throw_at(n.get("aten"), source, "no_kernel.aten", "aten ops are written aten::name");
+      m.no_kernel_aten.insert(op);
+    }
+    n.finish();
+  }
   top.finish();
   return m;
 }

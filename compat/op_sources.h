@@ -1,8 +1,10 @@
 #pragma once
-// Picks the reader for a user's model file: ONNX (.onnx), a Chrome trace
-// (.json), an op list in YAML (.yaml, .yml) or text (.txt, .ops, .list).
-// Other names are sniffed: a first non-blank byte of '{' or '[' is a trace,
-// bytes that are not text are ONNX, anything else an op list in text.
+// Picks the reader for a user's model file by its content first: a gzip file
+// (torch.profiler's *.pt.trace.json.gz) is inflated; then a first non-blank
+// byte of '{' or '[' is a trace, bytes that are not text are ONNX, whatever
+// the name says. Text goes by name: .onnx (reported as a broken model),
+// .json (a broken trace), .yaml/.yml or a leading "version:" an op list in
+// YAML, anything else an op list in text.
 // Throws InputError from the chosen reader, or for an unknown forced format.
 
 #include <string>

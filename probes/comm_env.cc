@@ -17,7 +17,7 @@ const std::vector<std::string>& comm_env_keys() {
   return keys;
 }
 
-CommEnv collect_comm_env(const char* const* envp, const compat::EnvFile* file) {
+CommEnv collect_comm_env(const char* const* envp, const compat::translate::EnvInput* job) {
   CommEnv env;
   const auto& keys = comm_env_keys();
   for (; envp && *envp; ++envp) {
@@ -28,10 +28,28 @@ CommEnv collect_comm_env(const char* const* envp, const compat::EnvFile* file) {
     if (std::find(keys.begin(), keys.end(), key) != keys.end())
       env[key] = {entry.substr(eq + 1), "environment"};
   }
-  if (file)
-    for (const auto& e : file->entries)
-      if (std::find(keys.begin(), keys.end(), e.key) != keys.end())
-        env[e.key] = {e.value, file->source + ":" + std::to_string(e.line)};
+  if (!job) return env;
+  auto known = [&](const std::string& k) {
+    return std::find(keys.begin(), keys.end(), k) != keys.end();
+  };
+  for (const auto& e : job->entries) {
+    if (!known(e.name)) continue;
+    EnvSetting s{e.value, e.where(), ""};
+    if (e.conditional) {
+      std::string alts;
+      for (const auto& a : e.alternatives)
+        alts += (alts.empty() ? "" : ", ") + a.value + " (" + a.where() +
+                (a.condition.empty() ? "" : ", " + a.condition) + ")";
+      if (e.maybe_unset) alts += ", or unset";
+      s.uncertain = "it depends on the path the script takes: " + alts;
+    } else if (e.dynamic) {
+      s.uncertain = "its value is only known at run time (" + e.raw + ")";
+    }
+    env[e.name] = s;
+  }
+  for (const auto& n : job->notes)
+    if (known(n.name) && !env.count(n.name))
+      env[n.name] = {"", n.where(), "the file sets it in a form that was not read: " + n.why};
   return env;
 }
 

@@ -1,21 +1,25 @@
 #pragma once
 // The communication-library settings a job will run with: the variables the
-// L6 interface checks judge, taken from the process environment and from an
-// env file (`hnprecheck node --env FILE`, the job's own environment; its
-// assignments win over the process environment, which in a Prolog is not
-// the job's). Each value remembers where it came from, for the report.
+// L6 interface checks judge, taken from the process environment and from the
+// job's own file (`hnprecheck node --env FILE`: an env file, a Slurm or shell
+// launch script, or a manifest, read by the same reader as `translate`; its
+// settings win over the process environment, which in a Prolog is not the
+// job's). Each value remembers where it came from, for the report; a value
+// the file sets only on some paths, or only at run time, is marked
+// uncertain and is not judged as if it were known.
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "compat/env_file.h"
+#include "compat/translate/env_entry.h"
 
 namespace hn::probes {
 
 struct EnvSetting {
   std::string value;
-  std::string origin;  // "environment" or "job.env:3"
+  std::string origin;     // "environment" or "job.env:3"
+  std::string uncertain;  // why the value is not known for sure; empty when it is
   bool operator==(const EnvSetting&) const = default;
 };
 using CommEnv = std::map<std::string, EnvSetting>;
@@ -25,7 +29,7 @@ using CommEnv = std::map<std::string, EnvSetting>;
 // OMPI_MCA_btl_tcp_if_include, OMPI_MCA_btl_tcp_if_exclude.
 const std::vector<std::string>& comm_env_keys();
 
-// envp: a NULL-terminated "KEY=value" array (environ); file may be null.
-CommEnv collect_comm_env(const char* const* envp, const compat::EnvFile* file);
+// envp: a NULL-terminated "KEY=value" array (environ); job may be null.
+CommEnv collect_comm_env(const char* const* envp, const compat::translate::EnvInput* job);
 
 }  // namespace hn::probes

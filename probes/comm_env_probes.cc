@@ -20,19 +20,20 @@ namespace {
 
 struct Judge {
   const NodeContext& ctx;
+  const CommEnv& env;  // the certain settings only
   const NetReadings& r;
   std::vector<std::string> expected;  // parameter-plane NICs
   std::string address;                // the first parameter-plane address, for suggestions
   std::vector<Finding>& out;
 
   std::optional<std::string> get(const std::string& key) const {
-    auto it = ctx.env.find(key);
-    if (it == ctx.env.end()) return std::nullopt;
+    auto it = env.find(key);
+    if (it == env.end()) return std::nullopt;
     return it->second.value;
   }
   std::string origin(const std::string& key) const {
-    auto it = ctx.env.find(key);
-    return it == ctx.env.end() ? "unset here" : it->second.origin;
+    auto it = env.find(key);
+    return it == env.end() ? "unset here" : it->second.origin;
   }
   bool uses(std::initializer_list<const char*> libs) const {
     return std::any_of(libs.begin(), libs.end(),
@@ -217,8 +218,20 @@ std::vector<Finding> check_comm_env(const NodeContext& ctx) {
   const auto& lib = ctx.profile->comm.library;
   bool any_set = !ctx.env.empty();
   if (!any_set && lib.empty()) return out;
+  // A setting the job file leaves uncertain is reported, never judged as if
+  // its value (or its absence) were known.
+  CommEnv certain;
+  for (const auto& [key, setting] : ctx.env) {
+    if (setting.uncertain.empty()) {
+      certain[key] = setting;
+      continue;
+    }
+    out.push_back(
+        make_finding("NET-COMM-ENV-UNCERTAIN", Status::kWarn, key,
+                     {{"var", key}, {"origin", setting.origin}, {"why", setting.uncertain}}));
+  }
   NetReadings r = read_net(ctx);
-  Judge j{ctx, r, {}, "", out};
+  Judge j{ctx, certain, r, {}, "", out};
   for (const auto* pv : r.view.of_type(netplane::PlaneType::kParameter)) {
     for (const auto& n : pv->nics)
       if (std::find(j.expected.begin(), j.expected.end(), n) == j.expected.end())
@@ -226,7 +239,7 @@ std::vector<Finding> check_comm_env(const NodeContext& ctx) {
     if (j.address.empty()) j.address = pv->address;
   }
   if (j.expected.empty()) {
-    for (const auto& [key, setting] : ctx.env)
+    for (const auto& [key, setting] : certain)
       if (key.find("FAMILY") == std::string::npos)
         j.skip(key, "the profile has no parameter plane with a NIC on this node");
     return out;

@@ -95,6 +95,8 @@ reports::Status op_status(const compat::OpPairResult& p, compat::InventoryKind k
       // What runs is the nested ops, each with its own finding (and its own
       // WARN when the trace does not say its dtype).
       return reports::Status::kPass;
+    case OpClass::kNoKernel:
+      return reports::Status::kPass;
     case OpClass::kUnknownMapping:
       return reports::Status::kWarn;
     default:
@@ -167,10 +169,16 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const 
        percent(static_cast<double>(unsupported), static_cast<double>(r.total_occurrences))},
       {"unknown", std::to_string(count(OpClass::kUnknownMapping))},
       {"time", time},
+      {"no_kernel",
+       r.no_kernel_occurrences == 0
+           ? ""
+           : "; " + std::to_string(r.no_kernel_occurrences) +
+                 " occurrences of ops no backend runs as kernels (constants, identities, shape "
+                 "queries, views, allocations) are not counted"},
       {"source", std::string(compat::to_string(r.kind)) + ": " + r.detail},
   };
   if (!r.notes.empty()) params["notes"] = join(r.notes, "; ");
-  if (r.total_occurrences == 0) {
+  if (r.total_occurrences == 0 && r.no_kernel_occurrences == 0) {
     // A trace recorded without CPU ops, or an empty list, must not read as
     // "everything supported".
     out.push_back(reports::make_finding("OP-MODEL-EMPTY", reports::Status::kWarn, r.file, params));
@@ -183,7 +191,7 @@ std::vector<reports::Finding> op_findings(const compat::OpCheckResult& r, const 
                                                                : reports::Status::kPass;
   reports::Finding f = reports::make_finding("OP-MODEL-SUMMARY", s, r.file, params);
   for (OpClass c :
-       {OpClass::kSupported, OpClass::kDecomposed, OpClass::kUnsupportedOp,
+       {OpClass::kSupported, OpClass::kNoKernel, OpClass::kDecomposed, OpClass::kUnsupportedOp,
         OpClass::kUnsupportedDtype, OpClass::kConstraintViolated, OpClass::kUnknownMapping}) {
     f.metrics[std::string("pairs_") + compat::to_string(c)] = {static_cast<double>(pairs(c)), ""};
     f.metrics[std::string("occurrences_") + compat::to_string(c)] = {static_cast<double>(count(c)),

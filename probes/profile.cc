@@ -24,8 +24,12 @@ std::string normalise_gid_type(const std::string& text, const YAML::Node& n, con
   for (char c : text)
     if (c != ' ' && c != '_' && c != '-') t += static_cast<char>(std::tolower(c));
   if (t == "rocev2" || t == "roce2") return "RoCE v2";
-  if (t == "rocev1" || t == "roce1" || t == "roce") return "RoCE v1";
+  if (t == "rocev1" || t == "roce1") return "RoCE v1";
   if (t == "ib" || t == "infiniband") return "IB";
+  if (t == "roce")  // the GID tables list both versions: which one is a choice, never a default
+    compat::throw_at(
+        n, src, field,
+        "gid_type '" + text + "' does not say which RoCE version: write RoCEv2 or RoCEv1");
   compat::throw_at(n, src, field,
                    "unknown gid_type '" + text + "' (expected RoCEv2, RoCEv1 or IB)");
 }
@@ -220,6 +224,19 @@ void cross_check(const Profile& p, const YAML::Node& root) {
     if (!planes.insert(pl.name).second)
       throw compat::InputError(p.source, pl.line, 0, "planes",
                                "plane name '" + pl.name + "' is used twice");
+  // Isolated planes cannot share addresses: an overlap makes a plane's
+  // address, routes and misbinding checks ambiguous.
+  for (size_t i = 0; i < p.planes.size(); ++i)
+    for (size_t j = i + 1; j < p.planes.size(); ++j)
+      for (const auto& a : p.planes[i].subnets)
+        for (const auto& b : p.planes[j].subnets)
+          if (a.address.family == b.address.family &&
+              (a.contains(b.address) || b.contains(a.address)))
+            throw compat::InputError(
+                p.source, p.planes[j].line, 0, "planes",
+                "subnet " + b.str() + " of plane '" + p.planes[j].name + "' overlaps subnet " +
+                    a.str() + " of plane '" + p.planes[i].name + "' (line " +
+                    std::to_string(p.planes[i].line) + "): planes are isolated networks");
   std::set<std::string> nodes;
   for (const auto& n : p.nodes) {
     if (!nodes.insert(n.name).second)

@@ -58,6 +58,8 @@ reports::Finding var_finding(const tr::Translation& t, const tr::VarResult& v) {
     case tr::Outcome::kDropped:
       return reports::make_finding("COMM-PARAM-DROPPED", v.risk ? Status::kWarn : Status::kPass, e,
                                    p);
+    case tr::Outcome::kConditional:
+      return reports::make_finding("COMM-PARAM-CONDITIONAL", Status::kWarn, e, p);
     case tr::Outcome::kUnknown:
       break;
   }
@@ -98,8 +100,35 @@ reports::Finding cross_finding(const tr::CrossResult& c) {
 
 }  // namespace
 
+namespace {
+
+reports::Finding note_finding(const tr::InputNote& n) {
+  reports::Params p = {{"var", n.name},
+                       {"where", n.where()},
+                       {"text", n.text},
+                       {"why", n.why},
+                       {"subject", n.name.empty() ? "settings" : n.name}};
+  const std::string entity = n.name.empty() ? n.where() : n.name;
+  switch (n.kind) {
+    case tr::InputNote::kNotExported:
+      return reports::make_finding("COMM-PARAM-NOT-EXPORTED", Status::kWarn, entity, p);
+    case tr::InputNote::kUnset:
+      return reports::make_finding("COMM-PARAM-UNSET", Status::kPass, entity, p);
+    case tr::InputNote::kNotFollowed:
+      return reports::make_finding("COMM-INPUT-NOT-FOLLOWED", Status::kWarn, entity, p);
+    case tr::InputNote::kUnread:
+      break;
+  }
+  return reports::make_finding("COMM-INPUT-UNREAD", Status::kFail, entity, p);
+}
+
+}  // namespace
+
 std::vector<reports::Finding> translation_findings(const tr::Translation& t) {
   std::vector<reports::Finding> out;
+  for (const auto& f : t.empty_files)
+    out.push_back(reports::make_finding("COMM-INPUT-EMPTY", Status::kFail, f, {{"file", f}}));
+  for (const auto& n : t.notes) out.push_back(note_finding(n));
   for (const auto& v : t.vars) out.push_back(var_finding(t, v));
   for (const auto& c : t.cross) out.push_back(cross_finding(c));
   if (!t.others.empty()) {

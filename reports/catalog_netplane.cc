@@ -103,6 +103,10 @@ constexpr CatalogEntry kEntries[] = {
      "{expected}",
      "Set {var} so that {library} selects only {expected}, for example {suggestion}, in the "
      "job's environment ({origin})."},
+    {"NET-COMM-ENV-UNCERTAIN", Layer::kL6, "the job's interface setting is known",
+     "{var} ({origin}) is known", "{var} ({origin}) is not judged: {why}",
+     "Set {var} to one value for this job (no branch, no run-time lookup), or check the "
+     "job's real environment with `hnprecheck node` inside the job."},
     {"NET-COMM-IB-HCA", Layer::kL6, "NCCL uses the parameter plane's RDMA ports",
      "NCCL_IB_HCA={value}: NCCL uses {selected}, the parameter plane's RDMA port(s)",
      "NCCL_IB_HCA={value}: NCCL would use {selected}, not the parameter plane's RDMA port(s) "

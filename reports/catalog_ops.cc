@@ -13,6 +13,15 @@ constexpr CatalogEntry kEntries[] = {
      "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}",
      "Export the model with value_info (or record the trace with record_shapes=True) so the "
      "dtype is known, then re-run."},
+    // Constants, identities, shape queries, views, allocations: no backend
+    // runs them as kernels, so they are reported apart and never counted
+    // against (or for) support. Both sentences are compat::problem_text's.
+    {"OP-NO-KERNEL", Layer::kL4, "operator that no backend runs as a kernel",
+     "{op} is not run as a kernel on any backend (a constant, identity, shape query, view or "
+     "allocation); {where}",
+     "{op} is not run as a kernel on any backend (a constant, identity, shape query, view or "
+     "allocation); {where}",
+     "Nothing to do: it is not counted against {backend}."},
     {"OP-DECOMPOSED", Layer::kL4, "composite operator runs as the ops nested in it",
      "{op} ({dtype}) runs on {backend} as the ops nested in it, which all run there ({op} "
      "itself: {own}); {where}",
@@ -44,10 +53,10 @@ constexpr CatalogEntry kEntries[] = {
      "aten:: events are written; for a model or op list, check that it is the right file."},
     {"OP-MODEL-SUMMARY", Layer::kL4, "every operator of the model supported",
      "all {total} op occurrences ({pairs} op/dtype pairs) are supported on {backend}"
-     "{time}{composites}",
+     "{time}{composites}{no_kernel}",
      "{unsupported} of {total} op occurrences ({share}) in {unsupported_pairs} of "
      "{pairs} op/dtype pairs are not supported on {backend}{time}; {unknown} with unknown "
-     "mapping{composites}",
+     "mapping{composites}{no_kernel}",
      "Start with the FAIL findings above that cover the most occurrences or time; "
      "re-run `hnprecheck ops` after each change."},
 };

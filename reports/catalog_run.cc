@@ -15,6 +15,11 @@ constexpr CatalogEntry kEntries[] = {
     {"RUN-PROBE-ERROR", Layer::kL7, "probe ran", "probe {probe} ran",
      "probe {probe} could not run: {reason}",
      "Fix the cause named in the message and re-run; run with --json for the evidence."},
+    {"PROFILE-PLANE-SUBNET", Layer::kL5, "every plane has a subnet", "plane {plane} has a subnet",
+     "plane {plane} ({profile}:{line}) has no subnet: its NIC {nic} is checked, but no address "
+     "or route can be held to the plane (NET-PLANE-ADDRESS accepts any address, the subnet and "
+     "route checks have nothing to compare)",
+     "Add the plane's subnet (subnet: 10.10.0.0/24) to the profile."},
     {"PROFILE-NODE", Layer::kL5, "this host is a node of the profile",
      "checked as node {node} of the profile (hostname {hostname})",
      "this host ({hostname}) is none of the {count} nodes {profile} declares ({declared}); the "

@@ -38,6 +38,37 @@ constexpr CatalogEntry kEntries[] = {
      "not carried over",
      "Check the spelling. If the setting matters on {library}, set its counterpart by hand, or "
      "add a row to a rule table and pass it with --rules FILE."},
+    // The input sets it only on some paths or to different values on
+    // different paths: never translated as if it were certain.
+    {"COMM-PARAM-CONDITIONAL", Layer::kL3, "variable set unconditionally",
+     "{var} ({where}) is set unconditionally",
+     "{var} ({where}) depends on the path the script takes, so it is not written: {detail}",
+     "{todo}"},
+    {"COMM-PARAM-NOT-EXPORTED", Layer::kL3, "shell variable exported",
+     "{var} ({where}) is exported", "{text} ({where}) is {why}; it is not translated",
+     "Export it (export {var}) or pass it to the launcher (mpirun -x {var}, srun --export) if "
+     "the job needs it; otherwise remove it."},
+    {"COMM-PARAM-UNSET", Layer::kL3, "variable left unset", "{text} ({where}): {why}",
+     "{text} ({where}): {why}", "Nothing to do."},
+    // A line that plainly carries a setting the reader could not follow.
+    {"COMM-INPUT-UNREAD", Layer::kL3, "every setting in the input read",
+     "every setting in {where} was read",
+     "{where}: '{text}' carries {subject} that was not read: {why}",
+     "Translate the file that really holds it, or write the setting as export NAME=value (or "
+     "in the manifest's env list) so that it can be read."},
+    // A setting the file hands elsewhere: a here-document written out, or a
+    // variable passed on (-x NAME) whose value the file never sets.
+    {"COMM-INPUT-NOT-FOLLOWED", Layer::kL3, "every setting in the input followed",
+     "every setting in {where} was followed",
+     "{where}: '{text}' holds {subject}, which was not translated: {why}",
+     "Translate the file the setting ends up in (or the environment that sets it: "
+     "translate --from-env inside the job) as well."},
+    {"COMM-INPUT-EMPTY", Layer::kL3, "input holds settings", "{file} holds settings",
+     "{file}: nothing was recognised: no environment setting (export NAME=value, NAME=value "
+     "cmd, mpirun -x, srun --export, a manifest's env/envFrom/env_vars) and no line naming a "
+     "communication variable",
+     "Check that this is the job's launch file, script, manifest or env file; give the file that "
+     "sets the job's environment."},
     {"COMM-PARAM-OTHERS", Layer::kL3, "variables outside the communication libraries",
      "{count} variable(s) that no communication library reads were left as they are: {names}",
      "{count} variable(s) that no communication library reads: {names}", "Nothing to do."},

@@ -12,7 +12,7 @@ build_pkgs=(
   g++ cmake ninja-build pkg-config
   libboost-program-options-dev libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev
   libyaml-cpp-dev libtoml11-dev nlohmann-json3-dev libssl-dev catch2
-  libonnx-dev libprotobuf-dev
+  libonnx-dev libprotobuf-dev zlib1g-dev
 )
 # fuse3 + libfuse3-dev: the faultfs test file system (tests/support/faultfs)
 # libxml2-utils: xmllint, which checks the JUnit output is well-formed XML

@@ -2,6 +2,7 @@
 // fit into the target's range) and the dispatch to the special ones.
 #include "compat/translate/converters.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "compat/input_error.h"
@@ -187,6 +188,25 @@ RowResult convert_value(const RowInput& in) {
     if (std::string p = infinite ? "" : plausibility_problem(*dst, f.value); !p.empty())
       return needs_review(e.name + "=" + e.value + " becomes " + to + "=" + text + ": " + p,
                           plausible_todo(*dst));
+    // Judged by value, not only by unit: far below the target's default, the
+    // converted number is not what the source setting asked for.
+    if (auto def = parse_int(dst->default_value);
+        in.row.min_default_share > 0 && def && *def > 0 && !infinite &&
+        static_cast<double>(f.value) < in.row.min_default_share * static_cast<double>(*def)) {
+      RowResult d;
+      d.outcome = Outcome::kDropped;
+      d.risk = true;
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.0f%%",
+                    100.0 * static_cast<double>(f.value) / static_cast<double>(*def));
+      d.detail = e.name + "=" + e.value + " would be " + to + "=" + text + " " + dst->unit + ", " +
+                 pct + " of " + to + "'s default " + dst->default_value + " " + dst->unit +
+                 "; not carried over, " + to + " keeps its default. " +
+                 render_rule_text(in.row.why, {{"value", e.value}, {"result", text}, {"to", to}});
+      d.todo = "Keep " + to + " at its default " + dst->default_value + " " + dst->unit +
+               " unless the job must save device memory; then set it by hand.";
+      return d;
+    }
     if (f.status == FitResult::kClamped) {
       r.outcome = Outcome::kClamped;
       notes.push_back(pv.infinite ? e.value + " means no limit; " + to + " accepts " + r.range +

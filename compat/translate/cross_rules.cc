@@ -13,10 +13,10 @@ struct Val {
   std::string name;
   std::optional<std::string> text;
   bool set = false;
+  std::string how;  // the process-group timeout: where it came from
   std::string describe() const {
     if (!text) return name + " (unset, no default)";
-    if (name.front() != 'H' && name.find(' ') != std::string::npos)  // the process-group timeout
-      return name + " " + *text + " s" + (set ? " (--pg-timeout)" : " (default)");
+    if (!how.empty()) return name + " " + *text + " s (" + how + ")";
     return name + "=" + *text + (set ? "" : " (default)");
   }
 };
@@ -33,8 +33,24 @@ class Evaluator {
       if (ctx_.pg_timeout_s) {
         v.text = fmt(*ctx_.pg_timeout_s);
         v.set = true;
+        v.how = ctx_.pg_timeout_source.empty() ? "--pg-timeout" : ctx_.pg_timeout_source;
       } else if (rules_.pg_timeout_default_s) {
-        v.text = fmt(*rules_.pg_timeout_default_s);
+        double d = *rules_.pg_timeout_default_s;
+        v.how = "default";
+        if (!rules_.pg_timeout_plus_var.empty()) {
+          // torch_npu: a timeout left at its default becomes
+          // HCCL_EXEC_TIMEOUT + 1800 s (0, "never", stays never).
+          Val plus = lookup(rules_.pg_timeout_plus_var);
+          auto p = plus.text ? parse_int(*plus.text) : std::nullopt;
+          if (p && *p == 0) {
+            v.text = "9223372036854775807";
+            v.how = "default: never, as " + plus.describe() + " means never";
+            return v;
+          }
+          if (p) d += static_cast<double>(*p);
+          v.how = "default: " + fmt(*rules_.pg_timeout_default_s) + " s + " + plus.describe();
+        }
+        v.text = fmt(d);
       }
       return v;
     }
@@ -63,6 +79,7 @@ class Evaluator {
     bool any_set = false;
     for (const auto& v : vals) any_set = any_set || v.set;
     if (!any_set && !rule.always) return std::nullopt;
+    if (rule.when_set && !vals[0].set) return std::nullopt;
     // Nothing to compare an unset variable with: stay silent rather than SKIP every run.
     if (rule.kind == "equals-profile" && !any_set && !ctx_.pfc_priority) return std::nullopt;
     for (const auto& v : vals) r.values += (r.values.empty() ? "" : ", ") + v.describe();
@@ -86,6 +103,8 @@ class Evaluator {
       exclusive(rule, vals, r);
     else if (rule.kind == "product-max")
       product_max(rule, vals, r);
+    else if (rule.kind == "max-when")
+      max_when(rule, vals, r);
     if (r.state == CrossResult::kViolated || r.state == CrossResult::kFixed) {
       if (r.detail.empty()) r.detail = render_rule_text(rule.why, params_);
       r.todo = render_rule_text(rule.todo, params_);
@@ -223,6 +242,14 @@ class Evaluator {
     params_.push_back({"product", fmt(*a * *b)});
     params_.push_back({"max", std::to_string(rule.max)});
     r.state = *a * *b > static_cast<double>(rule.max) ? CrossResult::kViolated : CrossResult::kOk;
+  }
+
+  void max_when(const CrossRule& rule, const std::vector<Val>& v, CrossResult& r) {
+    bool on = v[0].text && to_upper(*v[0].text) == to_upper(rule.value);
+    auto b = num(v[1]);
+    params_.push_back({"max", std::to_string(rule.max)});
+    r.state = on && v[1].set && b && *b > static_cast<double>(rule.max) ? CrossResult::kViolated
+                                                                        : CrossResult::kOk;
   }
 
   const RuleSet& rules_;

@@ -35,17 +35,32 @@ InputFormat detect_format(const std::string& path, const std::string& text) {
   return InputFormat::kScript;
 }
 
-std::vector<EnvEntry> parse_env_input(const std::string& text, const std::string& file,
-                                      InputFormat format) {
+EnvInput parse_env_input_full(const std::string& text, const std::string& file,
+                              InputFormat format) {
   if (format == InputFormat::kAuto) format = detect_format(file, text);
+  EnvInput in;
   switch (format) {
     case InputFormat::kManifest:
-      return parse_k8s_manifest_text(text, file);
+      in = read_manifest_text(text, file);
+      break;
     case InputFormat::kEnvFile:
-      return parse_shell_text(text, file, ShellMode::kEnvFile);
+      in = read_shell_text(text, file, ShellMode::kEnvFile);
+      break;
     default:
-      return parse_shell_text(text, file, ShellMode::kScript);
+      in = read_shell_text(text, file, ShellMode::kScript);
+      break;
   }
+  if (in.entries.empty() && in.notes.empty()) in.empty_files.push_back(file);
+  return in;
+}
+
+EnvInput read_env_input_full(const std::string& path, InputFormat format) {
+  return parse_env_input_full(read_text_file(path), path, format);
+}
+
+std::vector<EnvEntry> parse_env_input(const std::string& text, const std::string& file,
+                                      InputFormat format) {
+  return parse_env_input_full(text, file, format).entries;
 }
 
 std::vector<EnvEntry> read_env_input(const std::string& path, InputFormat format) {

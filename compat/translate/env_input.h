@@ -4,7 +4,8 @@
 // environment. Every entry keeps its file and line.
 //
 // Format detection (kAuto): *.yaml/*.yml/*.json, or text that starts with
-// apiVersion:/kind:/---, is a manifest; *.env is a strict env file; anything
+// apiVersion:/kind:/---, is a manifest (any YAML with environments, see
+// k8s_input.h); *.env is a strict env file; anything
 // else is read as a shell script (an env file is also a valid script).
 // Throws compat::InputError for an unreadable file or malformed content.
 
@@ -21,6 +22,11 @@ enum class InputFormat { kAuto, kEnvFile, kScript, kManifest };
 InputFormat input_format_from_string(const std::string& s);
 InputFormat detect_format(const std::string& path, const std::string& text);
 
+// The whole reading (settings, notes, framework flags); a file in which
+// nothing was recognised is listed in EnvInput::empty_files.
+EnvInput parse_env_input_full(const std::string& text, const std::string& file, InputFormat format);
+EnvInput read_env_input_full(const std::string& path, InputFormat format);
+// The settings only.
 std::vector<EnvEntry> parse_env_input(const std::string& text, const std::string& file,
                                       InputFormat format);
 std::vector<EnvEntry> read_env_input(const std::string& path, InputFormat format);

@@ -100,6 +100,7 @@ RuleSet RuleBook::for_check(const std::string& to) const {
     rs.cross.insert(rs.cross.end(), l.cross.begin(), l.cross.end());
     if (!rs.pg_timeout_default_s && l.pg_timeout_default_s) {
       rs.pg_timeout_default_s = l.pg_timeout_default_s;
+      rs.pg_timeout_plus_var = l.pg_timeout_plus_var;
       rs.pg_timeout_source = l.pg_timeout_source;
     }
   }

@@ -75,17 +75,22 @@ struct CrossMember {
 
 struct CrossRule {
   std::string id;
-  // greater | equals-profile | ports | requires | exclusive | product-max
+  // greater | equals-profile | ports | requires | exclusive | product-max |
+  // max-when (the second variable at most `max` when the first is `value`)
   std::string kind;
   std::vector<CrossMember> members;  // greater: [left, right]; others: the variables
   double offset = 0;                 // greater: left > right + offset
   bool zero_is_infinite = false;     // greater: 0 means "never" on either side
   std::string profile_key;           // equals-profile: pfc_priority
   std::string value;                 // requires/exclusive: the value that triggers it
-  long long max = 0;                 // product-max
+  long long max = 0;                 // product-max; max-when: the second's maximum
   bool always = false;               // evaluate with defaults even when nothing is set
-  bool fix = false;                  // equals-profile: write the profile's value
-  std::string severity = "review";   // review (FAIL) | warn (WARN)
+  // greater: only when the first variable is set. torch_npu derives an unset
+  // HCCL_EVENT_TIMEOUT from HCCL_EXEC_TIMEOUT (+30 s), so the rule cannot fail
+  // unless the input sets it.
+  bool when_set = false;
+  bool fix = false;                 // equals-profile: write the profile's value
+  std::string severity = "review";  // review (FAIL) | warn (WARN)
   std::string why;
   std::string todo;
   std::string source;
@@ -99,6 +104,7 @@ struct Library {
   std::vector<std::string> extends;
   std::vector<std::string> prefixes;  // a variable with one of these that no row knows is "unknown"
   std::optional<double> pg_timeout_default_s;
+  std::string pg_timeout_plus_var;  // the default is default_s + this variable (torch_npu)
   std::string pg_timeout_source;
   std::map<std::string, VarSpec> vars;
   std::vector<CrossRule> cross;
@@ -115,6 +121,10 @@ struct MapRow {
   long long multiply = 1, divide = 1;
   std::string round = "up";  // up | down | nearest, when divide does not divide evenly
   bool clamp = true;         // out of the target range: clamp (true) or needs-review
+  // A converted value below this share of the target's default is not carried
+  // over (NCCL_BUFFSIZE=2097152 is 2 MB, 1% of HCCL_BUFFSIZE's 200): the two
+  // buffers mean different things, and the unit alone does not say the size.
+  double min_default_share = 0;
   std::map<std::string, std::string> values;       // value mapping (source -> target)
   std::map<std::string, std::string> drop_values;  // source values with no counterpart -> why
   bool not_a_variable = false;  // the source name is not read by the library at all
@@ -150,6 +160,7 @@ struct RuleSet {
   std::vector<MapRow> rows;  // in table order, included tables first
   std::vector<CrossRule> cross;
   std::optional<double> pg_timeout_default_s;
+  std::string pg_timeout_plus_var;
   std::string pg_timeout_source;
 
   const MapRow* row_for(const std::string& source_var) const;

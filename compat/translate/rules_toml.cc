@@ -148,8 +148,8 @@ const std::set<std::string> kTypes = {
     "bool",       "ifname",    "ifname-list", "ifname-ompi", "ifname-ompi-exclude",
     "ifname-ccl", "ip",        "host-port",   "ports",       "kv",
     "nccl-algo",  "hccl-algo", "ib-hca"};
-const std::set<std::string> kCrossKinds = {"greater",  "equals-profile", "ports",
-                                           "requires", "exclusive",      "product-max"};
+const std::set<std::string> kCrossKinds = {"greater",   "equals-profile", "ports",   "requires",
+                                           "exclusive", "product-max",    "max-when"};
 const std::set<std::string> kConverts = {
     "value", "ifname",    "socket-retry", "connect-timeout-retry", "port-min-range",
     "pfc",   "nccl-algo", "hccl-algo",    "debug-subsys-coll",     "ccl-mnic"};
@@ -260,6 +260,7 @@ CrossRule parse_cross(Table t, const std::string& file) {
   c.value = t.str("value");
   c.max = t.integer("max").value_or(0);
   c.always = t.boolean("always").value_or(false);
+  c.when_set = t.boolean("when_set").value_or(false);
   c.fix = t.boolean("fix").value_or(false);
   c.severity = t.str("severity", "review");
   if (c.severity != "review" && c.severity != "warn")
@@ -268,7 +269,7 @@ CrossRule parse_cross(Table t, const std::string& file) {
   c.todo = t.str("todo");
   c.source = t.required_str("source");
   size_t want = c.kind == "greater" || c.kind == "requires" || c.kind == "exclusive" ||
-                        c.kind == "product-max"
+                        c.kind == "product-max" || c.kind == "max-when"
                     ? 2
                 : c.kind == "equals-profile" ? 1
                                              : 0;
@@ -297,6 +298,7 @@ MapRow parse_row(Table t, const std::string& table, const std::string& file) {
   if (!kConverts.count(r.convert))
     t.fail(*t.get("convert"), t.field("convert"), "unknown conversion '" + r.convert + "'");
   r.multiply = t.integer("multiply").value_or(1);
+  r.min_default_share = t.number("min_default_share").value_or(0);
   r.divide = t.integer("divide").value_or(1);
   if (r.multiply < 1 || r.divide < 1)
     t.fail(t.value(), t.field("multiply"), "multiply and divide must be positive");
@@ -347,6 +349,7 @@ ParsedTable parse_rule_table(const std::string& text, const std::string& file) {
     if (const toml::value* pg = t.get("pg_timeout")) {
       Table p(*pg, file, "pg_timeout");
       lib.pg_timeout_default_s = p.number("default_s");
+      lib.pg_timeout_plus_var = p.str("plus_var");
       lib.pg_timeout_source = p.required_str("source");
       p.finish();
     }

@@ -115,8 +115,12 @@ void ShellLexer::expand_braced(WordState& w, const std::string& inner, const std
     w.dynamic = true;
     return;
   }
+  std::string value;
   for (char c : word)
-    if (c != '\'' && c != '"') w.text += c;
+    if (c != '\'' && c != '"') value += c;
+  w.text += value;
+  if (!v) w.defaulted.push_back(name);
+  if (op == "=") w.default_assignments.push_back({name, value});
 }
 
 void ShellLexer::read_dollar(WordState& w, bool in_double_quotes) {
@@ -133,6 +137,8 @@ void ShellLexer::read_dollar(WordState& w, bool in_double_quotes) {
     expand_braced(w, inner, raw);
   } else if (c == '(') {
     std::string body = read_balanced('(', ')', start);
+    if (body.size() >= 2 && body[1] != '(')  // $((...)) is arithmetic, not a command
+      w.substitutions.push_back({body.substr(1, body.size() - 2), start});
     w.raw += "$" + body;
     w.text += "$" + body;
     w.dynamic = true;

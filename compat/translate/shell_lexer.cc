@@ -129,8 +129,10 @@ void ShellLexer::read_heredoc_bodies() {
         while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       size_t stop = end == std::string_view::npos ? text_.size() : end + 1;
+      int at = line_;
       while (pos_ < stop) advance();
       if (line == h.delimiter) break;
+      heredoc_lines_.push_back({at, std::string(line)});
     }
   }
   pending_heredocs_.clear();
@@ -185,6 +187,10 @@ ShellToken ShellLexer::read_word() {
   ShellToken t = make_token(ShellToken::kWord, w.text, start_line);
   t.raw = w.raw;
   t.dynamic = w.dynamic;
+  t.end_line = line_;
+  t.substitutions = std::move(w.substitutions);
+  t.default_assignments = std::move(w.default_assignments);
+  t.defaulted = std::move(w.defaulted);
   if (expect_heredoc_word_) {
     pending_heredocs_.push_back(Heredoc{w.text, heredoc_strip_});
     expect_heredoc_word_ = false;

@@ -14,9 +14,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hn::compat::translate {
+
+// A command substitution $(...) inside a word: its body and the line it starts on.
+struct ShellSubstitution {
+  std::string body;
+  int line = 0;
+};
 
 struct ShellToken {
   enum Kind { kWord, kSeparator, kRedirect, kEnd };
@@ -30,6 +37,14 @@ struct ShellToken {
   std::string assign_value;  // after quote removal/expansion
   std::string assign_raw;    // as written
   bool assign_dynamic = false;
+  int end_line = 0;  // the line the word ends on (quoted text may span lines)
+  std::vector<ShellSubstitution> substitutions;  // every $(...) of the word, in order
+  // ${NAME:=word} / ${NAME=word} of a variable the input never set: the shell
+  // assigns word to NAME as a side effect.
+  std::vector<std::pair<std::string, std::string>> default_assignments;
+  // Variables the input never set whose ${NAME:-word} default the word used:
+  // at run time the environment's value would win.
+  std::vector<std::string> defaulted;
 };
 
 // What a variable expands to: its value, or nullopt when the input never set
@@ -53,6 +68,9 @@ class ShellLexer {
     bool dynamic = false;
     bool quoted_or_expanded = false;  // once true, a later '=' cannot start an assignment
     std::optional<size_t> eq_text, eq_raw;
+    std::vector<ShellSubstitution> substitutions;
+    std::vector<std::pair<std::string, std::string>> default_assignments;
+    std::vector<std::string> defaulted;
   };
   char peek(size_t ahead = 0) const;
   void advance();
@@ -81,6 +99,14 @@ class ShellLexer {
     bool strip_tabs = false;
   };
   std::vector<Heredoc> pending_heredocs_;
+  std::vector<std::pair<int, std::string>> heredoc_lines_;  // skipped body lines, for notes
+
+ public:
+  // Here-document body lines skipped so far (line, text); the reader scans
+  // them for settings it cannot follow.
+  const std::vector<std::pair<int, std::string>>& heredoc_lines() const { return heredoc_lines_; }
+
+ private:
   bool expect_heredoc_word_ = false;
   bool heredoc_strip_ = false;
 };

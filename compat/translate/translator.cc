@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "compat/input_error.h"
 #include "compat/translate/converters.h"
 #include "compat/translate/cross_rules.h"
 
@@ -29,6 +30,8 @@ std::string to_string(Outcome o) {
       return "dropped";
     case Outcome::kUnknown:
       return "unknown";
+    case Outcome::kConditional:
+      return "conditional";
   }
   return "unknown";
 }
@@ -65,6 +68,35 @@ VarResult from_row(const EnvEntry& e, const MapRow& row, const RowResult& rr) {
   return v;
 }
 
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// The known variable a typo most likely meant (HCCL_DETERMINISITIC ->
+// HCCL_DETERMINISTIC): within two edits, the closest, first by name.
+std::string did_you_mean(const RuleBook& book, const std::string& name) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& [lib, l] : book.libraries())
+    for (const auto& [var, spec] : l.vars) {
+      if (var == name) continue;
+      size_t d = edit_distance(var, name);
+      if (d < best_d || (d == best_d && !best.empty() && var < best)) {
+        best_d = d;
+        best = var;
+      }
+    }
+  return best;
+}
+
 std::string unknown_detail(const RuleBook& book, const std::string& name) {
   std::vector<std::string> listing, prefix;
   for (const auto& lib : book.libraries_knowing(name))
@@ -72,7 +104,167 @@ std::string unknown_detail(const RuleBook& book, const std::string& name) {
   if (!listing.empty())
     return "the " + join(listing, ", ") +
            " table lists it, but this translation does not use that table";
-  return "no table lists it (its prefix belongs to " + join(prefix, ", ") + ")";
+  std::string s = "no table lists it (its prefix belongs to " + join(prefix, ", ") + ")";
+  if (std::string m = did_you_mean(book, name); !m.empty()) s += "; did you mean " + m + "?";
+  return s;
+}
+
+// What a value error says, without the file:line: NAME: 'value': it repeats.
+std::string reason(const InputError& x, const EnvEntry& e) {
+  std::string w = x.what();
+  std::string head = e.name + ": '" + e.value + "': ";
+  size_t p = w.find(head);
+  if (p != std::string::npos) return w.substr(p + head.size());
+  p = w.find(e.name + ": ");
+  return p == std::string::npos ? w : w.substr(p + e.name.size() + 2);
+}
+
+// A value that looks like a template placeholder rather than a setting.
+bool placeholder(const std::string& v) {
+  return v.find("{{") != std::string::npos || v.find("}}") != std::string::npos ||
+         (v.size() > 2 && v.front() == '<' && v.back() == '>');
+}
+
+}  // namespace
+
+namespace {
+
+// One certain value of one variable, classified and converted. Throws only
+// for a broken rule table; a value its variable's type rejects is
+// needs-review here, so one bad line never hides the rest of the input.
+class Classifier {
+ public:
+  Classifier(const RuleSet& rules, const RuleBook& book, const Context& ctx)
+      : rules_(rules), book_(book), ctx_(ctx), check_(rules.from.empty()) {}
+
+  VarResult classify(const EnvEntry& e, const std::vector<const EnvEntry*>& kept) const {
+    VarResult v;
+    v.input = e;
+    const MapRow* row = check_ ? nullptr : rules_.row_for(e.name);
+    const VarSpec* target = rules_.target(e.name);
+    const VarSpec* spec = row ? rules_.source(e.name) : target ? target : rules_.source(e.name);
+    if (!e.dynamic && e.value.empty() && spec) {
+      v.outcome = Outcome::kDropped;
+      v.risk = true;
+      v.rule = "empty";
+      v.detail = "set to an empty value, which " + spec->library +
+                 " reads as unset: its default applies" +
+                 (spec->default_value.empty() ? "" : " (" + spec->default_value + ")");
+      v.todo = "Remove the setting or give it a value.";
+      v.source = spec->source;
+      return v;
+    }
+    if (!e.dynamic && placeholder(e.value) && spec) {
+      v.outcome = Outcome::kNeedsReview;
+      v.rule = "placeholder";
+      v.detail = "'" + e.value + "' is a template placeholder, filled in when the file is deployed";
+      v.todo = "Translate the rendered file, or the values the template is filled with.";
+      return v;
+    }
+    try {
+      if (row) {
+        RowInput in{*row, {}, rules_, ctx_};
+        for (const EnvEntry* p : kept)
+          if (std::find(row->from.begin(), row->from.end(), p->name) != row->from.end())
+            in.present.push_back(p);
+        if (in.present.empty()) in.present.push_back(&e);
+        return from_row(e, *row, convert_row(in));
+      }
+      if (target) {
+        RowResult rr = check_target_value(*target, e, ctx_, check_);
+        v.outcome = rr.outcome;
+        v.outputs = rr.outputs;
+        v.rule = check_ ? "check" : "target";
+        v.table = "lib-" + target->library;
+        v.target = target->name;
+        v.range = rr.range;
+        v.detail = rr.detail;
+        v.todo = rr.todo;
+        v.source = target->source;
+        return v;
+      }
+      if (const VarSpec* src = check_ ? nullptr : rules_.source(e.name)) {
+        // A variable of the source library with no counterpart row: it only
+        // tunes the source library. Its value is still held to its type.
+        if (!e.dynamic) detail::parse_entry(src, e, ctx_.platform);
+        v.outcome = Outcome::kDropped;
+        v.rule = "no-counterpart";
+        v.table = "lib-" + src->library;
+        v.detail = src->library + "-specific" +
+                   (src->meaning.empty() ? "" : " (" + src->meaning + ")") + "; " + rules_.to +
+                   " has no counterpart, so it is not carried over";
+        v.source = src->source;
+        return v;
+      }
+    } catch (const InputError& x) {
+      v = VarResult{};
+      v.input = e;
+      v.outcome = Outcome::kNeedsReview;
+      v.rule = "value";
+      v.detail = "'" + e.value + "' is not a value " + (spec ? spec->library : "the library") +
+                 " reads: " + reason(x, e);
+      if (spec) v.source = spec->source;
+      v.todo = "Set a value " + (spec ? spec->library : std::string("the library")) +
+               " accepts; until then it is not translated.";
+      return v;
+    }
+    v.outcome = Outcome::kUnknown;
+    v.detail = unknown_detail(book_, e.name);
+    if (size_t p = v.detail.find("did you mean "); p != std::string::npos)
+      v.todo = "Check the spelling: " + v.detail.substr(p);
+    return v;
+  }
+
+  // What each alternative of a conditional setting would become.
+  std::string alternatives(const EnvEntry& e) const {
+    std::string s;
+    for (const auto& a : e.alternatives) {
+      std::string what;
+      if (a.dynamic) {
+        what = "known only at run time";
+      } else {
+        EnvEntry one = e;
+        one.value = one.raw = a.value;
+        one.line = a.line;
+        one.conditional = false;
+        one.alternatives.clear();
+        VarResult r = classify(one, {&one});
+        std::string outs;
+        for (const auto& [k, val] : r.outputs) outs += (outs.empty() ? "" : ", ") + k + "=" + val;
+        what = outs.empty() ? to_string(r.outcome) : to_string(r.outcome) + " to " + outs;
+      }
+      s += (s.empty() ? "" : "; ") + e.name + "=" + a.value + " (" + a.where() +
+           (a.condition.empty() ? "" : ", " + a.condition) + "): " + what;
+    }
+    if (e.maybe_unset) s += (s.empty() ? "" : "; ") + std::string("unset on the other paths");
+    return s;
+  }
+
+ private:
+  const RuleSet& rules_;
+  const RuleBook& book_;
+  const Context& ctx_;
+  bool check_;
+};
+
+// Different values given to different commands (mpirun -x on one line, srun
+// --export on another) are alternatives, not an override.
+EnvEntry per_command(const std::vector<const EnvEntry*>& same) {
+  EnvEntry e = *same.back();
+  e.conditional = true;
+  e.alternatives.clear();
+  for (const EnvEntry* p : same) {
+    std::vector<EnvAlternative> alts = p->alternatives;
+    if (alts.empty())
+      alts.push_back(EnvAlternative{p->value, p->file, p->line, p->dynamic,
+                                    p->scope.empty() ? "for the whole job" : "for " + p->scope});
+    for (auto& a : alts) {
+      bool dup = false;
+      for (const auto& b : e.alternatives) dup = dup || (b.value == a.value && b.line == a.line);
+      if (!dup) e.alternatives.push_back(a);
+    }
+  }
+  return e;
 }
 
 }  // namespace
@@ -83,11 +275,25 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
   t.from = rules.from;
   t.to = rules.to;
   t.tables = rules.tables;
-  const bool check = rules.from.empty();
+  Classifier classifier(rules, book, ctx);
 
-  // 1. The last assignment of a name is the one a program sees.
+  // 1. The last assignment of a name is the one a program sees, unless the
+  //    settings belong to different commands (then each is an alternative).
   std::map<std::string, size_t> last;
-  for (size_t i = 0; i < entries.size(); ++i) last[entries[i].name] = i;
+  std::map<std::string, std::vector<const EnvEntry*>> by_name;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    last[entries[i].name] = i;
+    by_name[entries[i].name].push_back(&entries[i]);
+  }
+  std::map<std::string, EnvEntry> merged;  // per-command alternatives
+  for (const auto& [name, list] : by_name) {
+    bool scoped = false, differ = false;
+    for (const EnvEntry* p : list) {
+      scoped = scoped || !p->scope.empty();
+      differ = differ || p->value != list.back()->value || p->conditional;
+    }
+    if (scoped && differ && list.size() > 1) merged[name] = per_command(list);
+  }
   std::map<std::string, std::vector<std::string>> also_at;
   std::vector<const EnvEntry*> kept;
   std::vector<size_t> kept_pos;
@@ -102,9 +308,11 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
       continue;
     }
     if (i == last[e.name]) {
-      kept.push_back(&e);
+      kept.push_back(merged.count(e.name) ? &merged[e.name] : &e);
       kept_pos.push_back(i);
-    } else if (e.value == final_e.value) {
+    } else if (merged.count(e.name)) {
+      continue;  // one of its alternatives
+    } else if (e.value == final_e.value && !e.conditional) {
       also_at[e.name].push_back(e.where());
     } else {
       VarResult v;
@@ -122,37 +330,29 @@ Translation translate(const std::vector<EnvEntry>& entries, const RuleSet& rules
   // 2. Classify and convert, in input order; a multi-variable row runs once.
   std::vector<size_t> order_of(t.vars.size(), 0);
   std::map<std::string, size_t> row_done;  // row id -> index of its first VarResult
+  std::vector<const EnvEntry*> certain;
+  for (const EnvEntry* p : kept)
+    if (!p->conditional) certain.push_back(p);
   for (size_t k = 0; k < kept.size(); ++k) {
     const EnvEntry& e = *kept[k];
     VarResult v;
-    const MapRow* row = check ? nullptr : rules.row_for(e.name);
-    if (row && row_done.count(row->id())) {
+    const MapRow* row = rules.from.empty() ? nullptr : rules.row_for(e.name);
+    if (e.conditional) {
+      v.input = e;
+      v.outcome = Outcome::kConditional;
+      v.rule = "conditional";
+      v.alternatives_text = classifier.alternatives(e);
+      v.detail = v.alternatives_text;
+      v.todo =
+          "Decide the value this job runs with and set it without a branch (or translate "
+          "inside the job with --from-env); nothing is written for it.";
+    } else if (row && row_done.count(row->id())) {
       v = t.vars[row_done[row->id()]];  // the row ran once for all its variables
       v.input = e;
       v.also_at.clear();
-    } else if (row) {
-      RowInput in{*row, {}, rules, ctx};
-      for (const EnvEntry* p : kept)
-        if (std::find(row->from.begin(), row->from.end(), p->name) != row->from.end())
-          in.present.push_back(p);
-      v = from_row(e, *row, convert_row(in));
-      row_done[row->id()] = t.vars.size();
-    } else if (const VarSpec* spec = rules.target(e.name)) {
-      RowResult rr = check_target_value(*spec, e, ctx, check);
-      v.input = e;
-      v.outcome = rr.outcome;
-      v.outputs = rr.outputs;
-      v.rule = check ? "check" : "target";
-      v.table = "lib-" + spec->library;
-      v.target = spec->name;
-      v.range = rr.range;
-      v.detail = rr.detail;
-      v.todo = rr.todo;
-      v.source = spec->source;
     } else {
-      v.input = e;
-      v.outcome = Outcome::kUnknown;
-      v.detail = unknown_detail(book, e.name);
+      v = classifier.classify(e, certain);
+      if (row && v.rule == row->id()) row_done[row->id()] = t.vars.size();
     }
     if (also_at.count(e.name)) v.also_at = also_at[e.name];
     t.vars.push_back(std::move(v));

@@ -15,15 +15,22 @@
 //                library's range, or a value outside the plausible bounds
 //                (bytes copied as MB); `todo` says what to do
 //   dropped      no counterpart; `detail` says why (risk: it must be redone by hand)
-//   unknown      a communication variable that no table knows
+//   unknown      a communication variable that no table knows (with the known
+//                name it is closest to, when one is within two edits)
+//   conditional  the input sets it only on some paths, or to different values
+//                on different paths (if/case branches, fallbacks, different
+//                commands): `alternatives_text` lists each value, its line and
+//                what it would become; nothing is written for it
+// A value that does not parse as its variable's type is needs-review on that
+// variable (the library ignores or rejects it); an empty value is dropped
+// with a warning (the libraries read an empty value as unset). The rest of
+// the input is still translated.
 // Variables outside every library's namespace (PATH, SLURM_*) are listed in
 // `others` and otherwise left alone. Only translated, converted and clamped
 // values reach `env` (and, with --check, the fixed form of invalid ones), so
 // the written file holds only valid values.
 //
-// Throws compat::InputError (file, line, variable) when a value does not
-// parse as its variable's type: a malformed value stops the run (exit 2);
-// a value that parses but makes no sense is explained in its VarResult.
+// Throws compat::InputError only for a broken rule table.
 
 #include <functional>
 #include <optional>
@@ -44,7 +51,8 @@ enum class Outcome {
   kInvalid,
   kNeedsReview,
   kDropped,
-  kUnknown
+  kUnknown,
+  kConditional
 };
 std::string to_string(Outcome o);
 
@@ -66,7 +74,8 @@ struct Context {
   std::optional<PortRange> ephemeral;  // ip_local_port_range
   std::vector<PortRange> reserved;     // ip_local_reserved_ports
   std::string ports_source;            // where the two came from, or why they are unknown
-  std::optional<double> pg_timeout_s;  // --pg-timeout
+  std::optional<double> pg_timeout_s;  // --pg-timeout, or a framework flag in the input
+  std::string pg_timeout_source;  // "--pg-timeout", "--distributed-timeout-minutes 120 (job.sh:40)"
 };
 
 struct VarResult {
@@ -82,6 +91,7 @@ struct VarResult {
   bool risk = false;                 // dropped although it did something
   std::string source;                // fact keys (comm-params.md)
   std::vector<std::string> also_at;  // the same value set again at these places
+  std::string alternatives_text;     // conditional: "eth0 (a.sh:5, if at line 4) -> ..., ..."
 };
 
 struct CrossResult {
@@ -106,6 +116,11 @@ struct Translation {
   std::vector<CrossResult> cross;
   std::vector<EnvLine> env;
   std::vector<std::string> others;  // names outside every library's namespace
+  // Filled by the caller from the readers (EnvInput): lines that hold
+  // settings the readers could not take as certain, and inputs in which
+  // nothing was recognised.
+  std::vector<InputNote> notes;
+  std::vector<std::string> empty_files;
 };
 
 // `book` supplies the "which library knows this name" hints for unknowns.

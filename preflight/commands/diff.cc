@@ -81,7 +81,9 @@ Command diff() {
         "b", po::value<std::string>()->value_name("B"), "second snapshot")(
         "json", po::value<std::string>()->value_name("PATH"),
         "write the differences as JSON ('-' = stdout)")(
-        "volatile", po::bool_switch(), "also compare counters, temperatures, free memory");
+        "volatile", po::bool_switch(), "also compare counters, temperatures, free memory")(
+        "no-color", po::bool_switch(),
+        "accepted as by every command; the differences are never coloured");
     p.add("a", 1).add("b", 1);
   };
   c.run = run;

@@ -4,7 +4,7 @@
 #include <memory>
 #include <optional>
 
-#include "compat/env_file.h"
+#include "compat/translate/env_input.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
@@ -30,9 +30,11 @@ int run(const po::variables_map& vm) {
   ctx->node = probes::identify_node(
       *profile, ctx->sources.hostname,
       vm.count("node") ? std::optional(vm["node"].as<std::string>()) : std::nullopt);
-  std::optional<compat::EnvFile> env_file;
-  if (vm.count("env")) env_file = compat::load_env_file(vm["env"].as<std::string>());
-  ctx->env = probes::collect_comm_env(environ, env_file ? &*env_file : nullptr);
+  std::optional<compat::translate::EnvInput> job;
+  if (vm.count("env"))
+    job = compat::translate::read_env_input_full(vm["env"].as<std::string>(),
+                                                 compat::translate::InputFormat::kAuto);
+  ctx->env = probes::collect_comm_env(environ, job ? &*job : nullptr);
   ctx->storage_jitter = vm["storage-jitter"].as<bool>();
 
   reports::Report report;
@@ -74,8 +76,9 @@ Command node() {
     d.add_options()("snapshot", po::value<std::string>()->value_name("FILE"),
                     "replay a captured node instead of reading this one")(
         "env", po::value<std::string>()->value_name("FILE"),
-        "the job's environment (KEY=VALUE lines): its NCCL/HCCL/Gloo/Open MPI interface "
-        "settings are judged against the parameter plane (they override this process's)")(
+        "the job's env file, launch script or manifest (read as translate reads it): its "
+        "NCCL/HCCL/Gloo/Open MPI interface settings are judged against the parameter plane "
+        "(they override this process's)")(
         "storage-jitter", po::bool_switch(),
         "also run the storage jitter workload on every profile mount (storage.jitter settings, "
         "or their defaults when the profile has none)");

@@ -42,9 +42,10 @@ json pair_json(const compat::OpPairResult& p) {
 
 json file_json(const compat::OpCheckResult& r) {
   json by_class = json::object(), pairs_by_class = json::object();
-  for (auto c : {compat::OpClass::kSupported, compat::OpClass::kDecomposed,
-                 compat::OpClass::kUnsupportedOp, compat::OpClass::kUnsupportedDtype,
-                 compat::OpClass::kConstraintViolated, compat::OpClass::kUnknownMapping}) {
+  for (auto c :
+       {compat::OpClass::kSupported, compat::OpClass::kNoKernel, compat::OpClass::kDecomposed,
+        compat::OpClass::kUnsupportedOp, compat::OpClass::kUnsupportedDtype,
+        compat::OpClass::kConstraintViolated, compat::OpClass::kUnknownMapping}) {
     auto o = r.occurrences_by_class.find(c);
     auto p = r.pairs_by_class.find(c);
     by_class[compat::to_string(c)] = o == r.occurrences_by_class.end() ? 0 : o->second;
@@ -57,6 +58,7 @@ json file_json(const compat::OpCheckResult& r) {
           {"detail", r.detail},
           {"notes", r.notes},
           {"total_occurrences", r.total_occurrences},
+          {"no_kernel_occurrences", r.no_kernel_occurrences},
           {"composite_calls", r.composite_calls},
           {"occurrences_by_class", by_class},
           {"pairs_by_class", pairs_by_class},

@@ -89,9 +89,14 @@ int run(const po::variables_map& vm) {
   tr::InputFormat format = tr::input_format_from_string(opt(vm, "format"));
   std::vector<tr::EnvEntry> entries;
   if (vm["from-env"].as<bool>()) entries = tr::entries_from_environment(environ);
+  tr::EnvInput read;
   for (const auto& path : inputs) {
-    auto more = tr::read_env_input(path, format);
-    entries.insert(entries.end(), more.begin(), more.end());
+    tr::EnvInput more = tr::read_env_input_full(path, format);
+    entries.insert(entries.end(), more.entries.begin(), more.entries.end());
+    read.notes.insert(read.notes.end(), more.notes.begin(), more.notes.end());
+    read.flags.insert(read.flags.end(), more.flags.begin(), more.flags.end());
+    read.empty_files.insert(read.empty_files.end(), more.empty_files.begin(),
+                            more.empty_files.end());
   }
 
   std::optional<probes::Profile> profile;
@@ -101,8 +106,19 @@ int run(const po::variables_map& vm) {
     usage("--node", "--node and --plane need --profile");
   tr::Context ctx =
       probes::make_translate_context(profile ? &*profile : nullptr, context_options(vm));
+  // The framework's own flag sets the process-group timeout the job runs
+  // with (the last one given wins); --pg-timeout still overrides it.
+  if (ctx.pg_timeout_s)
+    ctx.pg_timeout_source = "--pg-timeout";
+  else if (!read.flags.empty()) {
+    const tr::FrameworkFlag& f = read.flags.back();
+    ctx.pg_timeout_s = f.seconds;
+    ctx.pg_timeout_source = f.flag + " " + f.value + " at " + f.where();
+  }
 
   tr::Translation t = tr::translate(entries, rules, book, ctx);
+  t.notes = std::move(read.notes);
+  t.empty_files = std::move(read.empty_files);
 
   std::string header = check ? "hnprecheck translate --check --to " + rules.to
                              : "hnprecheck translate --from " + rules.from + " --to " + rules.to;
@@ -135,9 +151,11 @@ Command translate() {
       "hnprecheck translate --from LIB --to hccl|nccl INPUT... [--profile FILE] [--out FILE.env]\n"
       "       hnprecheck translate --check --to hccl|nccl INPUT...";
   c.details =
-      "Reads environment settings from env files, shell or Slurm scripts (export VAR=..., VAR=...\n"
-      "cmd prefixes; #SBATCH lines are ignored), Kubernetes manifests (containers[].env) or the\n"
-      "current environment, and translates each communication variable by the rule tables\n"
+      "Reads environment settings from env files, shell or Slurm scripts (export, #SBATCH\n"
+      "--export, VAR=... cmd, env, mpirun -x, srun --export, docker -e, bash -c; values set in\n"
+      "branches are conditional), manifests (containers[].env, envFrom, command/args, Ray\n"
+      "env_vars) or the current environment, and translates each communication variable by the\n"
+      "rule tables\n"
       "(units, ranges, grammars, value maps, defaults; each fact with its source). Every input\n"
       "variable gets a finding: translated, converted, clamped, needs-review, dropped or unknown;\n"
       "with --check, a value outside the library's own range or multiple is invalid (FAIL,\n"

@@ -169,3 +169,36 @@ TEST_CASE("node --env: a malformed env file is exit 2 naming file:line") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("missing.env"));
 }
+
+TEST_CASE("node --env: a launch script is read as translate reads it") {
+  hn::test::TempDir dir;
+  // mpirun -x on a launch line (as in the corpus's coreweave MPIJobs): the
+  // NIC NCCL would use is judged; a branch is reported, not judged.
+  std::string job = dir.write("train.sbatch",
+                              "#!/bin/bash\n#SBATCH -N 2\nexport NCCL_DEBUG=INFO\n"
+                              "if [ -n \"$A\" ]; then export HCCL_SOCKET_IFNAME=ens1f0; fi\n"
+                              "mpirun -np 16 -x NCCL_SOCKET_IFNAME=eth0 ./train\n");
+  auto r = cli({"node", "--snapshot", kSnaps + "netplane/roce-a.yaml", "--profile",
+                kProfiles + "roce-cluster.yaml", "--env", job, "--json", "-"});
+  CHECK(r.exit_code == 1);
+  json doc = json::parse(r.out);
+  bool ifname = false, uncertain = false;
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == "NET-COMM-IFNAME" && f["entity"] == "NCCL_SOCKET_IFNAME") {
+      ifname = f["status"] == "FAIL";
+      CHECK_THAT(f["remediation"].get<std::string>(),
+                 Catch::Contains("train.sbatch:5 (mpirun -x)"));
+    }
+    if (f["code"] == "NET-COMM-ENV-UNCERTAIN" && f["entity"] == "HCCL_SOCKET_IFNAME")
+      uncertain = f["status"] == "WARN";
+  }
+  CHECK(ifname);
+  CHECK(uncertain);
+}
+
+TEST_CASE("diff: --no-color is accepted like every other command") {
+  auto r =
+      cli({"diff", kSnaps + "netplane/roce-a.yaml", kSnaps + "netplane/roce-a.yaml", "--no-color"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("0 difference(s)"));
+}

@@ -45,16 +45,19 @@ TEST_CASE("translate cli: the golden launch script end to end") {
   auto j = nlohmann::json::parse(hn::test::read_file(json));
   CHECK(j["command"] == "translate");
   CHECK(j["summary"]["fail"] == 0);
-  CHECK(j["summary"]["warn"] == 7);
+  // clamped (3), risky drops (IB_HCA, GID_INDEX, the #SBATCH NCCL_DEBUG
+  // overridden, the buffer size far below HCCL's default), the here-document
+  // not followed, the advice on HCCL_EXEC_TIMEOUT, the default ports.
+  CHECK(j["summary"]["warn"] == 10);
   const auto& t = j["extra"]["translation"];
   CHECK(t["from"] == "torch");
   CHECK(t["tables"].size() == 3);
-  CHECK(t["env"].size() == 15);
+  CHECK(t["env"].size() == 14);
   bool found = false;
   for (const auto& f : j["findings"])
     if (f["entity"] == "NCCL_BUFFSIZE") {
       found = true;
-      CHECK(f["code"] == "COMM-PARAM-CONVERTED");
+      CHECK(f["code"] == "COMM-PARAM-DROPPED");  // 8 MB: 4% of HCCL's default
       CHECK(f["layer"] == "L3");
       CHECK(f["evidence"]["source"] == "N1,N2,H-BS,A7.5");
       CHECK(f["evidence"]["where"] == kDir + "launch.sbatch:29");
@@ -79,25 +82,37 @@ TEST_CASE("translate cli: needs-review fails the gate, --out - keeps stdout for 
   CHECK(r.exit_code == 2);
 }
 
-TEST_CASE("translate cli: malformed input is exit 2 with file and line") {
+TEST_CASE("translate cli: unreadable input is exit 2; a bad value is a finding on its variable") {
   TempDir dir;
   struct Case {
     std::string text;
     std::string expect;
   };
-  const Case cases[] = {
-      {"export A=1\nexport NCCL_IB_TIMEOUT=abc\n",
-       "job.sh:2: NCCL_IB_TIMEOUT: 'abc': expected an integer"},
+  const Case unreadable[] = {
       {"export NCCL_DEBUG='INFO\n", "job.sh:1: unterminated single quote"},
       {"\n\nexport 9X=1\n", "job.sh:3: 9X:"},
-      {"export NCCL_ALGO=Rign\n", "job.sh:1: NCCL_ALGO: 'Rign': unknown NCCL algorithm 'Rign'"},
   };
-  for (const auto& c : cases) {
+  for (const auto& c : unreadable) {
     INFO(c.text);
     std::string job = dir.write("job.sh", c.text);
     auto r = cli({"--from", "nccl", "--to", "hccl", job});
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(c.expect));
+  }
+  // A value the library rejects: needs review on that variable (exit 1), at
+  // file:line, and the rest is still translated.
+  const Case values[] = {
+      {"export A=1\nexport NCCL_IB_TIMEOUT=abc\nexport NCCL_IB_RETRY_CNT=7\n",
+       "'abc' is not a value nccl reads: expected an integer"},
+      {"export NCCL_ALGO=Rign\nexport NCCL_IB_RETRY_CNT=7\n", "unknown NCCL algorithm 'Rign'"},
+  };
+  for (const auto& c : values) {
+    INFO(c.text);
+    std::string job = dir.write("job.sh", c.text);
+    auto r = cli({"--from", "nccl", "--to", "hccl", job, "--out", "-"});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("FAIL   COMM-PARAM-REVIEW") && Catch::Contains(c.expect));
+    CHECK_THAT(r.out, Catch::Contains("HCCL_RDMA_RETRY_CNT=7"));
   }
   std::string bad = dir.write("bad.env", "A=1\nnot an assignment\n");
   auto r = cli({"--from", "nccl", "--to", "hccl", bad});
@@ -224,10 +239,10 @@ TEST_CASE("translate cli: a source value outside its own library's range needs r
 TEST_CASE("translate cli: --from-env and Kubernetes manifests") {
   auto r = cli(
       {"--from", "nccl", "--to", "hccl", "--from-env", "--out", "-", "--local-port-range", "1 2"},
-      {"NCCL_DEBUG=TRACE", "NCCL_BUFFSIZE=2097152"});
+      {"NCCL_DEBUG=TRACE", "NCCL_BUFFSIZE=268435456"});
   CHECK(r.exit_code == 0);
   CHECK_THAT(assignments(r.out), Catch::Contains("ASCEND_GLOBAL_LOG_LEVEL=0\n"));
-  CHECK_THAT(assignments(r.out), Catch::Contains("HCCL_BUFFSIZE=2\n"));
+  CHECK_THAT(assignments(r.out), Catch::Contains("HCCL_BUFFSIZE=256\n"));
   CHECK_THAT(r.err, Catch::Contains("(environment)"));
 
   TempDir dir;

@@ -49,7 +49,8 @@ TEST_CASE("identity: a listed host passes and a profile without nodes says nothi
   CHECK(fs[0].status == Status::kPass);
   CHECK(fs[0].message == "checked as node gpu02 of the profile (hostname gpu02.rack7.example)");
   test::NetFixture bare;
-  bare.profile_yaml = "version: 1\nplanes:\n  - {name: mgmt, type: management, nic: eth0}\n";
+  bare.profile_yaml =
+      "version: 1\nplanes:\n  - {name: mgmt, type: management, subnet: 10.30.0.0/24, nic: eth0}\n";
   CHECK(probes::check_node_identity(bare.context()).empty());
 }
 
@@ -62,4 +63,18 @@ TEST_CASE("identity: --node must name a declared node, and may not be empty") {
   CHECK_THROWS_AS(probes::identify_node(profile, "gpu01", std::string("")), compat::InputError);
   CHECK_THROWS_WITH(probes::identify_node(profile, "vm", std::string("gpu09")),
                     Catch::Contains("not declared (declared: gpu01, gpu02)"));
+}
+
+TEST_CASE("identity: a plane without a subnet is said once, an auto plane is not") {
+  test::NetFixture f;
+  f.profile_yaml =
+      "version: 1\nplanes:\n  - {name: param, type: parameter, nic: ens1f0}\n"
+      "  - {name: mgmt, type: management, subnet: 10.30.0.0/24, nic: eth0}\n"
+      "  - {name: any, type: business, nic: auto}\n";
+  auto fs = probes::check_node_identity(f.context());
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].code == "PROFILE-PLANE-SUBNET");
+  CHECK(fs[0].status == Status::kWarn);
+  CHECK(fs[0].entity == "plane param");
+  CHECK_THAT(fs[0].message, Catch::Contains("p.yaml:3) has no subnet"));
 }

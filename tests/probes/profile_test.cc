@@ -254,3 +254,28 @@ TEST_CASE("the README's planes example parses, with every plane key") {
   CHECK(p.planes[2].peers == std::vector<std::string>{"10.30.0.254"});
   CHECK(p.comm.library == "nccl");
 }
+
+TEST_CASE("profile: overlapping plane subnets and an unversioned gid_type are errors") {
+  auto load = [](const std::string& text) { return hn::probes::parse_profile(text, "p.yaml"); };
+  try {
+    load(
+        "version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.10.0.0/16}\n"
+        "  - {name: b, type: storage, subnet: 10.10.4.0/24}\n");
+    FAIL("accepted");
+  } catch (const hn::compat::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("p.yaml:4") &&
+                             Catch::Contains("10.10.4.0/24 of plane 'b' overlaps subnet "
+                                             "10.10.0.0/16 of plane 'a' (line 3)"));
+  }
+  CHECK_NOTHROW(
+      load("version: 1\nplanes:\n  - {name: a, type: parameter, subnet: 10.10.0.0/24}\n"
+           "  - {name: b, type: storage, subnet: 10.10.1.0/24}\n"));
+  try {
+    load(
+        "version: 1\nplanes:\n  - name: a\n    type: parameter\n    subnet: 10.10.0.0/24\n"
+        "    rdma: {gid_type: roce}\n");
+    FAIL("accepted");
+  } catch (const hn::compat::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("p.yaml:6") && Catch::Contains("RoCEv2 or RoCEv1"));
+  }
+}

@@ -33,14 +33,14 @@ Context with_ports(long long lo, long long hi, std::vector<PortRange> reserved =
 TEST_CASE("cross: HCCL_EVENT_TIMEOUT must exceed HCCL_EXEC_TIMEOUT") {
   const char* id = "event-timeout-above-exec-timeout";
   CHECK_FALSE(run(hccl(), {}, id));  // nothing set: the documented defaults (1868 > 1836) hold
-  auto r = run(hccl(), {{"HCCL_EXEC_TIMEOUT", "1800"}}, id);
+  // Unset, torch_npu derives HCCL_EVENT_TIMEOUT as HCCL_EXEC_TIMEOUT + 30 s
+  // (ProcessGroupHCCL.cpp): a long exec timeout alone cannot break the rule.
+  CHECK_FALSE(run(hccl(), {{"HCCL_EXEC_TIMEOUT", "3600"}}, id));
+  auto r = run(hccl(), {{"HCCL_EVENT_TIMEOUT", "3000"}, {"HCCL_EXEC_TIMEOUT", "3600"}}, id);
   REQUIRE(r);
-  CHECK(r->state == CrossResult::kOk);
-  r = run(hccl(), {{"HCCL_EXEC_TIMEOUT", "3600"}}, id);
   CHECK(r->state == CrossResult::kViolated);
   CHECK(r->severity == "review");
-  CHECK_THAT(r->detail,
-             Catch::Contains("HCCL_EVENT_TIMEOUT=1868 (default), HCCL_EXEC_TIMEOUT=3600"));
+  CHECK_THAT(r->detail, Catch::Contains("HCCL_EVENT_TIMEOUT=3000, HCCL_EXEC_TIMEOUT=3600"));
   CHECK(r->todo == "Set HCCL_EVENT_TIMEOUT to at least 3601 (or lower HCCL_EXEC_TIMEOUT).");
   r = run(hccl(), {{"HCCL_EVENT_TIMEOUT", "1836"}}, id);
   CHECK(r->state == CrossResult::kViolated);  // equal is not greater
@@ -61,9 +61,14 @@ TEST_CASE("cross: the process-group timeout must exceed HCCL_CONNECT_TIMEOUT + 2
   CHECK_THAT(r->todo, Catch::Contains("at least 141 s"));
   ctx.pg_timeout_s = 141;
   CHECK(run(hccl(), {}, id, ctx)->state == CrossResult::kOk);
-  r = run(hccl(), {{"HCCL_CONNECT_TIMEOUT", "1800"}}, id);  // torch_npu's default 1800 s
+  // torch_npu: a timeout left at its default is HCCL_EXEC_TIMEOUT + 1800 s (3636 s).
+  CHECK(run(hccl(), {{"HCCL_CONNECT_TIMEOUT", "1800"}}, id)->state == CrossResult::kOk);
+  r = run(hccl(), {{"HCCL_CONNECT_TIMEOUT", "3700"}}, id);
   CHECK(r->state == CrossResult::kViolated);
-  CHECK_THAT(r->values, Catch::Contains("1800 s (default)"));
+  CHECK_THAT(r->values,
+             Catch::Contains("3636 s (default: 1800 s + HCCL_EXEC_TIMEOUT=1836 (default))"));
+  r = run(hccl(), {{"HCCL_CONNECT_TIMEOUT", "3700"}, {"HCCL_EXEC_TIMEOUT", "2000"}}, id);
+  CHECK(r->state == CrossResult::kOk);  // 3800 s
   CHECK(run(hccl(), {{"HCCL_CONNECT_TIMEOUT", "1779"}}, id)->state == CrossResult::kOk);
 }
 

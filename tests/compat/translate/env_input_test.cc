@@ -37,7 +37,8 @@ TEST_CASE("env input: files are read in their format, a missing file names the p
     CHECK(es[0].value == "1");
   }
   CHECK_THROWS_AS(read_env_input(sh, InputFormat::kEnvFile), InputError);
-  CHECK(read_env_input(env, InputFormat::kScript).size() == 1);
+  // Read as a script, A=1 is a shell variable that nothing exports.
+  CHECK(read_env_input(env, InputFormat::kScript).empty());
   CHECK_THROWS_WITH(read_env_input(dir.path() + "/missing.env", InputFormat::kAuto),
                     Catch::Contains("missing.env: cannot open"));
 }

@@ -48,8 +48,8 @@ spec:
         - name: EMPTY
 )";
   CHECK(summary(parse_k8s_manifest_text(pod, "pod.yaml")) ==
-        "A=1@8[container precheck] NCCL_DEBUG=INFO@14[container trainer] "
-        "NCCL_IB_TIMEOUT=22@16[container trainer] EMPTY=@17[container trainer] ");
+        "A=1@8[container precheck] NCCL_DEBUG=INFO@13[container trainer] "
+        "NCCL_IB_TIMEOUT=22@15[container trainer] EMPTY=@17[container trainer] ");
 }
 
 TEST_CASE("k8s: Deployment and Job in one multi-document file") {
@@ -74,7 +74,7 @@ spec:
               value: "2"
 )";
   CHECK(summary(parse_k8s_manifest_text(text, "x.yaml")) ==
-        "A=1@8[container web] B=2@19[container job] ");
+        "A=1@8[container web] B=2@18[container job] ");
 }
 
 TEST_CASE("k8s: PyTorchJob replica specs, valueFrom is dynamic") {
@@ -107,7 +107,7 @@ spec:
   CHECK(es[1].name == "POD_IP");
   CHECK(es[1].dynamic);
   CHECK_THAT(es[1].value, Catch::Contains("status.podIP"));
-  CHECK(es[1].line == 14);
+  CHECK(es[1].line == 12);  // the line that names it
   CHECK(es[2].line == 22);
   CHECK(es[2].where() == "job.yaml:22 (container pytorch)");
 }

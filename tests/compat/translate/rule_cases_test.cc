@@ -128,12 +128,23 @@ TEST_CASE("rule cases: every case gives the expected environment and outcomes") 
     RuleSet rules = rules_for(c);
     Context ctx = context_for(c);
     if (!c.error.empty()) {
-      try {
-        translate(entries_for(c.env), rules, book(), ctx);
-        FAIL("no InputError");
-      } catch (const InputError& e) {
-        CHECK_THAT(e.what(), Catch::Contains(c.error));
+      // A value its variable's type rejects is needs-review on that variable,
+      // with the parser's words, and nothing is written for it; the run goes on.
+      Translation t = translate(entries_for(c.env), rules, book(), ctx);
+      std::string detail;
+      bool review = false;
+      for (const auto& v : t.vars)
+        if (v.outcome == Outcome::kNeedsReview) {
+          review = true;
+          detail += v.detail + " | ";
+        }
+      CHECK(review);
+      std::string want = c.error;
+      if (size_t q = want.find(": '"); q != std::string::npos) {
+        size_t end = want.find("': ", q + 3);
+        if (end != std::string::npos) want = want.substr(end + 3);
       }
+      CHECK_THAT(detail, Catch::Contains(want));
       continue;
     }
     Translation t = translate(entries_for(c.env), rules, book(), ctx);

@@ -14,11 +14,26 @@ namespace {
 std::vector<EnvEntry> script(const std::string& text) {
   return parse_shell_text(text, "job.sh", ShellMode::kScript);
 }
+// The same under `set -a`, where every assignment is exported: for tests of
+// value syntax rather than of what is exported (lines are unchanged).
+std::vector<EnvEntry> exported(const std::string& text) {
+  return script("set -a; " + text);
+}
 
+// NAME=value@line, ~ dynamic; a conditional one lists its alternatives
+// (NAME=a|b@line?, |- when some path leaves it unset).
 std::string summary(const std::vector<EnvEntry>& es) {
   std::string s;
-  for (const auto& e : es)
-    s += e.name + "=" + e.value + "@" + std::to_string(e.line) + (e.dynamic ? "~" : "") + " ";
+  for (const auto& e : es) {
+    std::string v = e.value;
+    if (e.conditional) {
+      v.clear();
+      for (const auto& a : e.alternatives) v += (v.empty() ? "" : "|") + a.value;
+      if (e.maybe_unset) v += "|-";
+    }
+    s += e.name + "=" + v + "@" + std::to_string(e.line) + (e.dynamic ? "~" : "") +
+         (e.conditional ? "?" : "") + " ";
+  }
   return s;
 }
 
@@ -42,18 +57,18 @@ TEST_CASE("shell: export, plain and prefix assignments are recorded with their l
   const Case cases[] = {
       {"export A=1\n", "A=1@1 "},
       {"export A=1 B=2\n", "A=1@1 B=2@1 "},
-      {"A=1\n", "A=1@1 "},
+      {"A=1\n", ""},  // a shell variable: never exported
       {"\n\nA=1 B=2 python train.py --lr=3\n", "A=1@3 B=2@3 "},
       {"NCCL_DEBUG=INFO srun -n 8 python x.py\n", "NCCL_DEBUG=INFO@1 "},
       {"export\tA=1;export B=2 && C=3 cmd || D=4 cmd\n", "A=1@1 B=2@1 C=3@1 D=4@1 "},
-      {"A=1 | B=2 cmd\n", "A=1@1 B=2@1 "},
+      {"A=1 | B=2 cmd\n", "B=2@1 "},
       {"declare -x A=1\ntypeset -x B=2\n", "A=1@1 B=2@2 "},
       {"env -u HOME -i A=1 B=2 python x.py\n", "A=1@1 B=2@1 "},
-      {"if [ -n \"$X\" ]; then export A=1; else export A=2; fi\n", "A=1@1 A=2@1 "},
+      {"if [ -n \"$X\" ]; then export A=1; else export A=2; fi\n", "A=1|2@1? "},
       {"while true; do B=3 cmd; done\n", "B=3@1 "},
-      {"f() { export A=1; }\n", "A=1@1 "},
+      {"f() { export A=1; }\n", "A=1|-@1? "},  // set only if the function is called
       {"(export A=1)\n", "A=1@1 "},
-      {"case $X in a) export A=1 ;; esac\n", "A=1@1 "},
+      {"case $X in a) export A=1 ;; esac\n", "A=1|-@1? "},
   };
   for (const auto& c : cases) {
     INFO(c.text);
@@ -104,7 +119,7 @@ TEST_CASE("shell: quoting forms") {
   };
   for (const auto& c : cases) {
     INFO(c.text);
-    auto es = script(c.text);
+    auto es = exported(c.text);
     REQUIRE(!es.empty());
     CHECK(es[0].name == "A");
     CHECK(es[0].value == c.value);
@@ -114,14 +129,14 @@ TEST_CASE("shell: quoting forms") {
 }
 
 TEST_CASE("shell: line continuations join lines, each value keeps its starting line") {
-  CHECK(summary(script("export \\\n  A=1 \\\n  B=2\nC=3\n")) == "A=1@2 B=2@3 C=3@4 ");
-  CHECK(summary(script("A=ab\\\ncd\n")) == "A=abcd@1 ");
-  CHECK(summary(script("A=\"ab\\\ncd\"\n")) == "A=abcd@1 ");
-  CHECK(summary(script("A='ab\ncd'\nB=1\n")) == "A=ab\ncd@1 B=1@3 ");
-  CHECK(summary(script("srun \\\n  --export=ALL \\\n  python x.py\nA=1\n")) == "A=1@4 ");
+  CHECK(summary(exported("export \\\n  A=1 \\\n  B=2\nC=3\n")) == "A=1@2 B=2@3 C=3@4 ");
+  CHECK(summary(exported("A=ab\\\ncd\n")) == "A=abcd@1 ");
+  CHECK(summary(exported("A=\"ab\\\ncd\"\n")) == "A=abcd@1 ");
+  CHECK(summary(exported("A='ab\ncd'\nB=1\n")) == "A=ab\ncd@1 B=1@3 ");
+  CHECK(summary(exported("srun \\\n  --export=ALL \\\n  python x.py\nA=1\n")) == "A=1@4 ");
 }
 
-TEST_CASE("shell: comments and #SBATCH lines are ignored") {
+TEST_CASE("shell: comments are ignored; #SBATCH --export sets the batch job's environment") {
   std::string text =
       "#!/bin/bash\n"
       "#SBATCH --export=ALL,NCCL_DEBUG=TRACE\n"
@@ -129,26 +144,26 @@ TEST_CASE("shell: comments and #SBATCH lines are ignored") {
       "# export A=commented\n"
       "   # export B=indented comment\n"
       "export C=1  # trailing comment\n";
-  CHECK(summary(script(text)) == "C=1@6 ");
+  CHECK(summary(script(text)) == "NCCL_DEBUG=TRACE@2 C=1@6 ");
 }
 
 TEST_CASE("shell: here-document bodies are skipped") {
   CHECK(summary(script("cat > f <<EOF\nexport A=1\nEOF\nexport B=2\n")) == "B=2@4 ");
-  CHECK(summary(script("cat <<-'END'\n\texport A=1\n\tEND\nB=2\n")) == "B=2@4 ");
-  CHECK(summary(script("cat <<\"X\" > f; export A=1\nexport B=2\nX\nC=3\n")) == "A=1@1 C=3@4 ");
+  CHECK(summary(exported("cat <<-'END'\n\texport A=1\n\tEND\nB=2\n")) == "B=2@4 ");
+  CHECK(summary(exported("cat <<\"X\" > f; export A=1\nexport B=2\nX\nC=3\n")) == "A=1@1 C=3@4 ");
   CHECK(summary(script("python x.py 2>&1 >log.txt; A=1 cmd <in.txt\n")) == "A=1@1 ");
-  CHECK(summary(script("cat <<<\"A=1\"\nB=2\n")) == "B=2@2 ");
+  CHECK(summary(exported("cat <<<\"A=1\"\nB=2\n")) == "B=2@2 ");
 }
 
 TEST_CASE("shell: variables set earlier in the input expand, run-time values are marked dynamic") {
-  CHECK(summary(script("IF=ens1f0\nexport NCCL_SOCKET_IFNAME=$IF\n")) ==
+  CHECK(summary(exported("IF=ens1f0\nexport NCCL_SOCKET_IFNAME=$IF\n")) ==
         "IF=ens1f0@1 NCCL_SOCKET_IFNAME=ens1f0@2 ");
-  CHECK(summary(script("X=1\nA=\"${X}0\"\n")) == "X=1@1 A=10@2 ");
-  CHECK(summary(script("A=${UNSET:-INFO}\n")) == "A=INFO@1 ");
-  CHECK(summary(script("X=\nA=${X:-4}\nB=${X-5}\n")) == "X=@1 A=4@2 B=@3 ");
-  CHECK(summary(script("local X=7\nA=$X\n")) == "A=7@2 ");
-  auto dyn =
-      script("A=$(hostname)\nB=`date`\nC=$((2*4))\nD=$SLURM_JOB_ID\nE=${X#y}\nF=$1\nG=${U:-$V}\n");
+  CHECK(summary(exported("X=1\nA=\"${X}0\"\n")) == "X=1@1 A=10@2 ");
+  CHECK(summary(exported("A=${UNSET:-INFO}\n")) == "A=INFO@1 ");
+  CHECK(summary(exported("X=\nA=${X:-4}\nB=${X-5}\n")) == "X=@1 A=4@2 B=@3 ");
+  CHECK(summary(exported("local X=7\nA=$X\n")) == "X=7@1 A=7@2 ");  // set -a exports locals too
+  auto dyn = exported(
+      "A=$(hostname)\nB=`date`\nC=$((2*4))\nD=$SLURM_JOB_ID\nE=${X#y}\nF=$1\nG=${U:-$V}\n");
   REQUIRE(dyn.size() == 7);
   for (const auto& e : dyn) {
     INFO(e.name);
@@ -156,8 +171,8 @@ TEST_CASE("shell: variables set earlier in the input expand, run-time values are
   }
   CHECK(dyn[0].value == "$(hostname)");
   CHECK(dyn[3].raw == "$SLURM_JOB_ID");
-  CHECK(script("B=$(hostname)\nA=\"x$B\"\n")[1].dynamic);
-  CHECK(script("A=cost$\n")[0].value == "cost$");
+  CHECK(exported("B=$(hostname)\nA=\"x$B\"\n")[1].dynamic);
+  CHECK(exported("A=cost$\n")[0].value == "cost$");
 }
 
 TEST_CASE("shell: unterminated quotes and substitutions are errors at the opening line") {

@@ -57,15 +57,16 @@ TEST_CASE("translator: the last assignment wins, an earlier different one is rep
 }
 
 TEST_CASE("translator: a target variable set in the input wins over a translation") {
-  Translation t = run("export NCCL_BUFFSIZE=8388608\nexport HCCL_BUFFSIZE=400\n");
+  Translation t = run("export NCCL_BUFFSIZE=268435456\nexport HCCL_BUFFSIZE=400\n");
   CHECK(var(t, "NCCL_BUFFSIZE").outcome == Outcome::kDropped);
   CHECK_FALSE(var(t, "NCCL_BUFFSIZE").risk);
-  CHECK(var(t, "NCCL_BUFFSIZE").detail ==
-        "HCCL_BUFFSIZE is set explicitly at job.sh:2 (400), which wins over this translation (8)");
+  CHECK(
+      var(t, "NCCL_BUFFSIZE").detail ==
+      "HCCL_BUFFSIZE is set explicitly at job.sh:2 (400), which wins over this translation (256)");
   CHECK(var(t, "HCCL_BUFFSIZE").outcome == Outcome::kTranslated);
   REQUIRE(t.env.size() == 1);
   CHECK(t.env[0].value == "400");
-  Translation agree = run("export NCCL_BUFFSIZE=8388608 HCCL_BUFFSIZE=8\n");
+  Translation agree = run("export NCCL_BUFFSIZE=268435456 HCCL_BUFFSIZE=256\n");
   CHECK(var(agree, "NCCL_BUFFSIZE").outcome == Outcome::kConverted);
 }
 
@@ -113,7 +114,7 @@ TEST_CASE("translator: the written file follows the input order, then profile fi
   Context ctx;
   ctx.pfc_priority = 3;
   Translation t =
-      run("export NCCL_DEBUG=WARN\nexport NCCL_IB_TIMEOUT=18\nexport NCCL_BUFFSIZE=1048576\n",
+      run("export NCCL_DEBUG=WARN\nexport NCCL_IB_TIMEOUT=18\nexport NCCL_BUFFSIZE=268435456\n",
           "nccl", "hccl", ctx);
   REQUIRE(t.env.size() == 4);
   CHECK(t.env[0].name == "ASCEND_GLOBAL_LOG_LEVEL");
@@ -135,15 +136,27 @@ TEST_CASE("translator: --check validates the target's own variables") {
   CHECK_THAT(var(t, "NCCL_DEBUG").detail, Catch::Contains("the nccl, rccl table lists it"));
 }
 
-TEST_CASE("translator: a malformed value stops with file, line and variable") {
-  try {
-    run("\n\nexport NCCL_IB_TIMEOUT=abc\n");
-    FAIL("accepted");
-  } catch (const hn::compat::InputError& e) {
-    CHECK(e.file() == "job.sh");
-    CHECK(e.line() == 3);
-    CHECK(e.field() == "NCCL_IB_TIMEOUT");
+TEST_CASE("translator: a malformed value is needs-review on that variable, the rest translates") {
+  Translation t =
+      run("\n\nexport NCCL_IB_TIMEOUT=abc NCCL_DEBUG=debug NCCL_SOCKET_FAMILY=ipv4\n"
+          "export NCCL_IB_RETRY_CNT=7\n");
+  const VarResult& v = var(t, "NCCL_IB_TIMEOUT");
+  CHECK(v.outcome == Outcome::kNeedsReview);
+  CHECK(v.input.where() == "job.sh:3");
+  CHECK_THAT(v.detail, Catch::Contains("'abc' is not a value nccl reads: expected an integer"));
+  CHECK(v.outputs.empty());
+  CHECK(var(t, "NCCL_DEBUG").outcome == Outcome::kNeedsReview);
+  CHECK_THAT(var(t, "NCCL_SOCKET_FAMILY").detail, Catch::Contains("AF_INET"));
+  CHECK(var(t, "NCCL_IB_RETRY_CNT").outcome == Outcome::kTranslated);
+  // Empty values: one rule for every variable, dropped with a warning.
+  Translation e = run("export NCCL_IB_TIMEOUT= NCCL_SOCKET_IFNAME=\n");
+  for (const char* n : {"NCCL_IB_TIMEOUT", "NCCL_SOCKET_IFNAME"}) {
+    INFO(n);
+    CHECK(var(e, n).outcome == Outcome::kDropped);
+    CHECK(var(e, n).risk);
+    CHECK_THAT(var(e, n).detail, Catch::Contains("reads as unset"));
   }
+  CHECK(e.env.empty());
 }
 
 TEST_CASE("translator: a profile without a parameter plane says so") {
