@@ -87,6 +87,43 @@ std::string item(const char* name, std::size_t i) {
   return std::string(name) + "[" + std::to_string(i) + "]";
 }
 
+std::vector<Measurement> read_measurements(const json& metrics) {
+  std::vector<Measurement> out;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const std::string w = item("metrics", i);
+    Measurement m;
+    m.name = text(metrics[i], "name", w);
+    const json& labels = member(metrics[i], "labels", w);
+    if (!labels.is_object()) reject(at(w, "labels"), "must be an object");
+    for (const auto& [k, v] : labels.items()) {
+      if (!v.is_string()) reject(at(w, "labels." + k), "must be a string");
+      m.labels[k] = v.get<std::string>();
+    }
+    m.value = num(metrics[i], "value", w, true);
+    m.unit = text(metrics[i], "unit", w);
+    m.better = enumerated(metrics[i], "better", w,
+                          [](const std::string& s) { return better_from_string(s); });
+    m.phase = text(metrics[i], "phase", w);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+ordered_json write_measurements(const std::vector<Measurement>& ms) {
+  ordered_json metrics = ordered_json::array();
+  for (const auto& m : ms) {
+    ordered_json labels = ordered_json::object();
+    for (const auto& [k, v] : m.labels) labels[to_valid_utf8(k)] = to_valid_utf8(v);
+    metrics.push_back({{"name", to_valid_utf8(m.name)},
+                       {"labels", std::move(labels)},
+                       {"value", number(m.value)},
+                       {"unit", to_valid_utf8(m.unit)},
+                       {"better", std::string(to_string(m.better))},
+                       {"phase", to_valid_utf8(m.phase)}});
+  }
+  return metrics;
+}
+
 Certificate read(const json& doc) {
   if (!doc.is_object()) reject("", std::string("must be an object, not ") + doc.type_name());
   std::string schema = text(doc, "schema", "");
@@ -138,24 +175,7 @@ Certificate read(const json& doc) {
       p.skipped_because = text(phases[i], "skipped_because", w);
     c.phases.push_back(std::move(p));
   }
-  const json& metrics = array(doc, "metrics", "");
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    const std::string w = item("metrics", i);
-    Measurement m;
-    m.name = text(metrics[i], "name", w);
-    const json& labels = member(metrics[i], "labels", w);
-    if (!labels.is_object()) reject(at(w, "labels"), "must be an object");
-    for (const auto& [k, v] : labels.items()) {
-      if (!v.is_string()) reject(at(w, "labels." + k), "must be a string");
-      m.labels[k] = v.get<std::string>();
-    }
-    m.value = num(metrics[i], "value", w, true);
-    m.unit = text(metrics[i], "unit", w);
-    m.better = enumerated(metrics[i], "better", w,
-                          [](const std::string& s) { return better_from_string(s); });
-    m.phase = text(metrics[i], "phase", w);
-    c.metrics.push_back(std::move(m));
-  }
+  c.metrics = read_measurements(array(doc, "metrics", ""));
   const json& findings = array(doc, "findings", "");
   for (std::size_t i = 0; i < findings.size(); ++i) {
     try {
@@ -224,18 +244,7 @@ std::string render_certificate(const Certificate& c) {
     phases.push_back(std::move(j));
   }
   doc["phases"] = std::move(phases);
-  ordered_json metrics = ordered_json::array();
-  for (const auto& m : c.metrics) {
-    ordered_json labels = ordered_json::object();
-    for (const auto& [k, v] : m.labels) labels[to_valid_utf8(k)] = to_valid_utf8(v);
-    metrics.push_back({{"name", to_valid_utf8(m.name)},
-                       {"labels", std::move(labels)},
-                       {"value", number(m.value)},
-                       {"unit", to_valid_utf8(m.unit)},
-                       {"better", std::string(to_string(m.better))},
-                       {"phase", to_valid_utf8(m.phase)}});
-  }
-  doc["metrics"] = std::move(metrics);
+  doc["metrics"] = write_measurements(c.metrics);
   ordered_json findings = ordered_json::array();
   for (const auto& f : c.findings)
     findings.push_back(ordered_json::parse(finding_to_json(f).dump()));
@@ -255,6 +264,23 @@ Certificate certificate_from_json(const std::string& text_in, const std::string&
   }
   try {
     return read(doc);
+  } catch (const FieldError& e) {
+    throw std::runtime_error(source_name + ": " + e.what());
+  }
+}
+
+std::string measurements_to_json(const std::vector<Measurement>& metrics) {
+  return write_measurements(metrics).dump();
+}
+
+std::vector<Measurement> measurements_from_json(const std::string& text_in,
+                                                const std::string& source_name) {
+  try {
+    const json doc = json::parse(text_in);
+    if (!doc.is_array()) reject("", "must be an array of figures");
+    return read_measurements(doc);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(source_name + ": not JSON: " + e.what());
   } catch (const FieldError& e) {
     throw std::runtime_error(source_name + ": " + e.what());
   }

@@ -65,4 +65,11 @@ struct Certificate {
 std::string render_certificate(const Certificate& certificate);
 Certificate certificate_from_json(const std::string& text, const std::string& source_name);
 
+// The certificate's `metrics` array on its own (a rank handing its figures
+// to rank 0): measurements_from_json() reads what measurements_to_json()
+// writes and throws std::runtime_error naming source_name and the field.
+std::string measurements_to_json(const std::vector<Measurement>& metrics);
+std::vector<Measurement> measurements_from_json(const std::string& text,
+                                                const std::string& source_name);
+
 }  // namespace hn::reports

@@ -108,3 +108,23 @@ TEST_CASE("certificate: verdicts follow the exit codes") {
   CHECK(to_string(Verdict::kIncomplete) == "incomplete");
   CHECK_THROWS_AS(verdict_from_string("ok"), std::invalid_argument);
 }
+
+TEST_CASE("certificate: a rank's figures on their own, written and read back") {
+  Measurement m;
+  m.name = "model.step_time";
+  m.labels = {{"layout", "tp=2,pp=1,dp=2"}};
+  m.value = 12.5;
+  m.unit = "ms";
+  m.better = Better::kLower;
+  m.phase = "model";
+  Measurement nan = m;
+  nan.value = std::nan("");
+  const auto back = measurements_from_json(measurements_to_json({m, nan}), "rank 1");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0] == m);
+  CHECK(std::isnan(back[1].value));
+  CHECK_THROWS_WITH(measurements_from_json("{}", "rank 1"),
+                    Catch::Contains("rank 1") && Catch::Contains("array"));
+  CHECK_THROWS_WITH(measurements_from_json(R"([{"name": "x"}])", "rank 2"),
+                    Catch::Contains("rank 2") && Catch::Contains("metrics[0]"));
+}
