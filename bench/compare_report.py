@@ -1,93 +1,194 @@
 #!/usr/bin/env python3
-"""Medians and ratios for bench/compare.sh.
+"""The table of bench/compare.sh, from compare_run.py's results.jsonl.
 
-Input lines: CONFIG TOOL REP SIZE TIME_US BUSBW_GBPS WRONG (iperf3 and
-iperf3-bidir: size 0, busbw = GB/s; bidir is per direction).
-Prints one table per configuration: median busbw of each tool, ours/MPI and
-ours/Gloo, and for 8 B the latency ratio; for tcp2 also ours/iperf3 (one way)
-and ours/iperf3-bidir (per direction) at >= 16 MiB.
-Floors (issue #3): busbw >= 1.0x both peers from 64 KiB to 256 MiB; TCP busbw
->= 0.9x iperf3 at >= 16 MiB, judged against iperf3 one way, the stricter of
-the two figures here (see BIDIR_NOTE); 8-byte latency <= 2x Open MPI's.
+For every configuration and size: ours, the memory-bandwidth bound and ours as
+a fraction of it (shm), each peer at its defaults and at its best (the finalist
+with the highest median on the measured repeats, its settings printed beside
+it), the ratios ours/peer-at-best, and iperf3 (tcp). Values are medians of the
+measured repeats with their p10-p90 spread. The 8 B row is latency in us, and
+its ratios are peer/ours, so > 1 means we are faster. Floors (issue 16): busbw
+>= 1.0x each peer at its best from 64 KiB to 256 MiB; shm >= 70 % of the bound
+from 64 KiB to 64 MiB; 8 B latency at parity with Open MPI at its best.
+Writes the same as JSON and, with a third argument, as a Markdown section
+(the tables, the settings of every peer figure, the load and how it was
+measured) that bench/compare.sh splices into bench/README.md.
 """
+import datetime
 import json
+import os
+import platform
 import statistics
 import sys
 from collections import defaultdict
 
-rows = defaultdict(list)  # (cfg, tool, size) -> [(time, busbw, wrong)]
+rows = defaultdict(list)  # (cfg, tool, settings, size) -> [row]
+marks = []
 for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) != 7:
-        continue
-    cfg, tool, _rep, size, t, bw, wrong = f
-    rows[(cfg, tool, int(size))].append((float(t), float(bw), int(float(wrong))))
+    r = json.loads(line)
+    if r["phase"] == "mark":
+        marks.append(r)
+    elif r["phase"] == "measure":
+        rows[(r["cfg"], r["tool"], r["settings"], r["size"])].append(r)
 
 
-BIDIR_NOTE = """\
-Two iperf3 figures: a 2-rank allreduce of S bytes sends S and receives S on
-each rank at the same time, and busbw is the throughput of ONE direction, so
-iperf3 --bidir (both directions at once, per direction) is the like-for-like
-limit. The floor is judged against iperf3 one way, the higher figure on this
-veth: one iperf3 stream leaves the sending core doing the copy, the veth
-transmit and the receive softirq, while both of our ranks' cores work in both
-directions. On a NIC with its own bandwidth (not CPU-bound) the two coincide."""
+def pct(v, p):
+    v = sorted(v)
+    if len(v) == 1:
+        return v[0]
+    k = (len(v) - 1) * p
+    lo = int(k)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
-def med(cfg, tool, size, idx):
-    v = [r[idx] for r in rows.get((cfg, tool, size), [])]
-    return statistics.median(v) if v else None
+def stats(cfg, tool, settings, size):
+    rs = rows.get((cfg, tool, settings, size), [])
+    if not rs:
+        return None
+    key = "time_us" if size <= 8 and tool not in ("iperf3", "iperf3-bidir") else "busbw"
+    v = [r[key] for r in rs]
+    return {"median": statistics.median(v), "p10": pct(v, 0.1), "p90": pct(v, 0.9), "n": len(v),
+            "wrong": sum(r["wrong"] for r in rs if r["wrong"] > 0)}
 
 
-def ratio(a, b):
-    return a / b if a is not None and b else None
+def best_of(cfg, tool, size):
+    """(settings, stats) of the setting with the best median at this size."""
+    cands = [(s, stats(cfg, tool, s, size)) for (c, t, s, z) in rows
+             if c == cfg and t == tool and z == size]
+    cands = [(s, st) for s, st in cands if st and not st["wrong"]]
+    if not cands:
+        return None, None
+    pick = min if size <= 8 else max
+    return pick(cands, key=lambda x: x[1]["median"])
 
 
-def fmt(x, spec="{:.3f}"):
-    return "-" if x is None else spec.format(x)
+def default_of(cfg, tool):
+    names = {"mpi": "allreduce_algorithm=auto single_copy=cma glibc=default",
+             "gloo": "allreduce_ring async glibc=default"}
+    return names[tool]
 
 
-report = {"configs": {}}
+def fmt(st, unit=""):
+    if not st:
+        return "-"
+    d = 2 if st["median"] < 100 else 1
+    return f'{st["median"]:.{d}f}{unit} [{st["p10"]:.{d}f}-{st["p90"]:.{d}f}]'
+
+
+def ratio(ours, peer, latency):
+    if not ours or not peer or not ours["median"] or not peer["median"]:
+        return None
+    return peer["median"] / ours["median"] if latency else ours["median"] / peer["median"]
+
+
+MD_CFG = {"shm2": "2 ranks, shared memory", "shm4": "4 ranks, shared memory",
+          "tcp2": "2 ranks, TCP over a veth between two network namespaces"}
+
+
+def size_name(z):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if z >= 1 << shift and z % (1 << shift) == 0:
+            return f"{z >> shift} {unit}"
+    return f"{z} B"
+
+
+def r2(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+md = []  # the Markdown section, filled alongside the text table
+
+
+def mfmt(st):
+    return fmt(st).replace(" [", " <sub>[") + "</sub>" if st else "-"
+
+
+report = {"load": [{k: m[k] for k in ("what", "load", "elapsed_s")} for m in marks],
+          "configs": {}}
+print("\n# load average (1, 5, 15 min) during the run:")
+for m in marks:
+    print(f'#   {m["what"]:<18} {m["load"]:<16} after {m["elapsed_s"]:.0f} s')
+
 for cfg in ("shm2", "shm4", "tcp2"):
-    sizes = sorted({s for (c, t, s) in rows if c == cfg and not t.startswith("iperf3")})
-    iperf = med(cfg, "iperf3", 0, 1)
-    bidir = med(cfg, "iperf3-bidir", 0, 1)
-    print(f"\n== {cfg} ==  (medians over repeats; busbw GB/s, latency us)")
-    hdr = f"{'size':>10} {'ours':>9} {'mpi':>9} {'gloo':>9} {'ours/mpi':>9} {'ours/gloo':>9}"
-    if iperf:
-        hdr += f" {'/iperf3':>8} {'/bidir':>8}"
-    print(hdr + "  floor")
+    sizes = sorted({z for (c, t, s, z) in rows if c == cfg and t == "ours"})
+    if not sizes:
+        continue
+    reps = max((st["n"] for z in sizes for st in [stats(cfg, "ours", "", z)] if st), default=0)
+    iperf = stats(cfg, "iperf3", "", 0)
+    bidir = stats(cfg, "iperf3-bidir", "", 0)
+    print(f"\n== {cfg} == medians of {reps} interleaved repeats [p10-p90]; busbw GB/s, 8 B: "
+          "latency us (ratios peer/ours)")
     out = []
-    for s in sizes:
-        idx = 0 if s <= 8 else 1
-        o, m, g = med(cfg, "ours", s, idx), med(cfg, "mpi", s, idx), med(cfg, "gloo", s, idx)
-        if idx == 0:  # latency: smaller is better, ratio is peer/ours so >1 means we win
-            rm, rg = ratio(m, o), ratio(g, o)
-            ok = rm is not None and rm >= 0.5
-            line = f"{s:>10} {fmt(o, '{:.2f}us'):>9} {fmt(m, '{:.2f}us'):>9} {fmt(g, '{:.2f}us'):>9} {fmt(rm):>9} {fmt(rg):>9}"
-            floor = "latency <= 2x MPI: " + ("met" if ok else "MISSED")
+    md += [f"\n**{cfg}** ({MD_CFG[cfg]}): medians of {reps} interleaved repeats, p10-p90 in "
+           "brackets; busbw GB/s, 8 B row: latency us; ratios are ours/peer (8 B: peer/ours), "
+           "> 1 means we are faster.\n",
+           "| size | ours | bound | ours/bound | Open MPI default | Open MPI best | ours/best "
+           "| Open MPI best settings | Gloo default | Gloo best | ours/best | Gloo best settings "
+           "| floors |", "|" + "---|" * 13]
+    for z in sizes:
+        lat = z <= 8
+        o = stats(cfg, "ours", "", z)
+        b = stats(cfg, "bound", "", z)
+        line = {"size": z, "metric": "latency_us" if lat else "busbw_gbps", "ours": o, "bound": b,
+                "ours_over_bound": None if lat or not b else ratio(o, b, False)}
+        print(f'{z:>10} B  ours {fmt(o)}' +
+              ("" if lat or not b else f'   bound {fmt(b)}  ours/bound {r2(line["ours_over_bound"])}'))
+        for tool, name in (("mpi", "Open MPI"), ("gloo", "Gloo")):
+            d = stats(cfg, tool, default_of(cfg, tool), z)
+            bs, bst = best_of(cfg, tool, z)
+            rd, rb = ratio(o, d, lat), ratio(o, bst, lat)
+            line[tool] = {"default": d, "default_settings": default_of(cfg, tool), "best": bst,
+                          "best_settings": bs, "ours_vs_default": rd, "ours_vs_best": rb}
+            print(f'{"":>13}{name:<9} default {fmt(d)} ({r2(rd)})   best {fmt(bst)} ({r2(rb)}): {bs}')
+        if cfg == "tcp2" and z >= 16 << 20 and iperf:
+            line["ours_over_iperf3"] = ratio(o, iperf, False)
+            line["ours_over_iperf3_bidir"] = ratio(o, bidir, False)
+            print(f'{"":>13}iperf3   one way {fmt(iperf)} ({r2(line["ours_over_iperf3"])})   '
+                  f'--bidir per direction {fmt(bidir)} ({r2(line["ours_over_iperf3_bidir"])})')
+        floors = []
+        if lat:
+            m = line["mpi"]["ours_vs_best"]
+            floors.append(("latency parity with Open MPI at its best", m is not None and m >= 1.0))
         else:
-            rm, rg = ratio(o, m), ratio(o, g)
-            big = s >= 16 << 20
-            ri = ratio(o, iperf) if iperf and big else None
-            rb = ratio(o, bidir) if bidir and big else None
-            ok = (rm or 0) >= 1.0 and (rg or 0) >= 1.0 and (ri is None or ri >= 0.9)
-            line = f"{s:>10} {fmt(o):>9} {fmt(m):>9} {fmt(g):>9} {fmt(rm):>9} {fmt(rg):>9}"
-            if iperf:
-                line += f" {fmt(ri):>8} {fmt(rb):>8}"
-            floor = "met" if ok else "MISSED"
-        wrong = sum(r[2] for t in ("ours", "mpi", "gloo") for r in rows.get((cfg, t, s), []) if r[2] > 0)
-        print(line + "  " + floor + (f"  WRONG ELEMENTS: {wrong}" if wrong else ""))
-        row = {"size": s, "ours": o, "mpi": m, "gloo": g, "ours_over_mpi": rm, "ours_over_gloo": rg,
-               "floor_met": ok, "metric": "latency_us" if idx == 0 else "busbw_gbps", "wrong": wrong}
-        if idx == 1 and iperf:
-            row["ours_over_iperf3"], row["ours_over_iperf3_bidir"] = ri, rb
-        out.append(row)
+            for tool in ("mpi", "gloo"):
+                v = line[tool]["ours_vs_best"]
+                floors.append((f">= 1.0x {tool} at its best", v is not None and v >= 1.0))
+            if cfg != "tcp2" and z <= 64 << 20:
+                v = line["ours_over_bound"]
+                floors.append((">= 70 % of the bound", v is not None and v >= 0.70))
+        line["floors"] = {k: v for k, v in floors}
+        missed = [k for k, v in floors if not v]
+        wrong = sum(st["wrong"] for st in [o, b] if st)
+        print(f'{"":>13}floors: ' + ("met" if not missed else "MISSED: " + ", ".join(missed)) +
+              (f"   WRONG ELEMENTS: {wrong}" if wrong else ""))
+        out.append(line)
+        md.append(f"| {size_name(z)} | {mfmt(o)} | {'-' if lat else mfmt(b)} | "
+                  f"{'-' if lat else r2(line['ours_over_bound'])} | " +
+                  " | ".join(f"{mfmt(line[t]['default'])} ({r2(line[t]['ours_vs_default'])}) | "
+                             f"{mfmt(line[t]['best'])} | {r2(line[t]['ours_vs_best'])} | "
+                             f"{line[t]['best_settings'] or '-'}" for t in ("mpi", "gloo")) +
+                  f" | {'met' if not missed else 'missed: ' + ', '.join(missed)}"
+                  f"{f'; {wrong} wrong elements' if wrong else ''} |")
     if iperf:
-        print(f"iperf3 over the same veth: one way {iperf:.3f} GB/s ({iperf * 8:.1f} Gbit/s); "
-              f"--bidir {fmt(bidir)} GB/s per direction")
-        print("floor: ours >= 0.9x iperf3 one way at >= 16 MiB (/iperf3 column)")
-        print(BIDIR_NOTE)
-    report["configs"][cfg] = {"rows": out, "iperf3_gbps": iperf, "iperf3_bidir_per_direction_gbps": bidir}
+        md.append(f"\niperf3 over the same veth: one way {fmt(iperf)} GB/s, --bidir per direction "
+                  f"{fmt(bidir)} GB/s.")
+    report["configs"][cfg] = {"rows": out, "iperf3_gbps": iperf, "iperf3_bidir_gbps": bidir}
+
 json.dump(report, open(sys.argv[2], "w"), indent=2)
 print(f"\nwritten: {sys.argv[2]}")
+if len(sys.argv) > 3:
+    quick = bool(os.environ.get("COMPARE_QUICK"))
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), platform.machine())
+    head = [f"Written by `{os.environ.get('COMPARE_CMD', 'bench/compare.sh')}` on "
+            f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs ({cpu}), "
+            f"Linux {platform.release()}" +
+            (" with COMPARE_QUICK=1: a smoke test of the script (two sizes, three settings per "
+             "peer), not a comparison." if quick else "."),
+            "", "Load average (1, 5, 15 min) during the run: " +
+            "; ".join(f'{m["what"]} {m["load"]}' for m in marks) + ".",
+            "A load average above the CPU count means other work shared the CPUs with the "
+            "ranks, and every tool's figures are lower and noisier than on a quiet machine."]
+    with open(sys.argv[3], "w") as f:
+        f.write("\n".join(head + md) + "\n")
+    print(f"written: {sys.argv[3]}")

@@ -1,37 +1,40 @@
 #pragma once
-// The nccl-tests style sweep behind `hnprecheck bench`: one descriptor per
-// collective and one driver. For every size it times `iters` back-to-back
-// calls after `warmup` (the slowest rank's mean is reported), then, apart
-// from timing, runs the collective once more on closed-form inputs and counts
-// the wrong elements on every rank (summed over ranks).
+// The nccl-tests style sweep behind `hnprecheck bench`: one driver over the
+// collective descriptors of comm_bench_colls.h. For every size it times
+// `iters` back-to-back calls after `warmup` (the slowest rank's mean is
+// reported) and verifies the results (unless `check` is off):
+//
+//   * every call gets its own inputs (bench_values: unique per rank, element
+//     and call; the calls alternate between two input buffers, so no call
+//     sees the inputs of the one before it);
+//   * every warm-up and timed call is spot-checked: a few output elements
+//     (first, last, and one in each of kSpotChecks - 2 equal segments) are
+//     compared with their closed-form values right after the call, which
+//     costs a few loads;
+//   * apart from timing, one more call on fresh inputs into a poisoned output
+//     is checked in full.
+//
+// #wrong is the number of wrong elements (full check plus spot checks),
+// summed over ranks. The bench's own bookkeeping collectives (barrier, max of
+// the times, sum of #wrong) run under comm::testing::FaultPause, so a
+// test-only fault (fault_injection.h) corrupts only the collective measured.
 //
 // Sizes follow nccl-tests: `bytes` is what one rank sees in total (allgather:
 // the gathered buffer; reducescatter: the input; alltoall: the whole buffer),
 // rounded down to whole elements per rank. algbw = bytes / time;
-// busbw = algbw * factor: allreduce 2(n-1)/n, reducescatter/allgather/alltoall
-// (n-1)/n, broadcast/reduce/sendrecv 1. Rates in GB/s (1e9 bytes).
+// busbw = algbw * the descriptor's bus factor. Rates in GB/s (1e9 bytes).
 // Throws comm::CommError subclasses from the collectives.
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "probes/comm_bench_colls.h"
 #include "stack/l3_comm/collectives.h"
 
 namespace hn::probes {
 
-enum class BenchOp {
-  kAllreduce,
-  kReduceScatter,
-  kAllgather,
-  kBroadcast,
-  kReduce,
-  kAlltoall,
-  kSendRecv
-};
-
-std::string_view to_string(BenchOp op);
-BenchOp bench_op_from_string(std::string_view s);  // throws std::invalid_argument listing the names
+inline constexpr std::size_t kSpotChecks = 16;  // elements checked per call
 
 struct BenchConfig {
   BenchOp op = BenchOp::kAllreduce;
@@ -48,10 +51,9 @@ struct BenchRow {
   double time_us = 0;
   double algbw = 0, busbw = 0;  // GB/s
   long long wrong = -1;         // -1: not checked
+  long long wrong_spot = -1;    // of `wrong`, found by spot checks of warm-up and timed calls
 };
 
-// The sizes of the sweep: min, min*f, ... up to max (max itself included
-// when f > 1 does not land on it exactly? no: like nccl-tests, stop at <= max).
 // The sizes min, min*factor, ... up to max; at most kMaxSweepSizes + 1 of
 // them (a longer sweep is cut; callers that take user input check first).
 inline constexpr std::size_t kMaxSweepSizes = 4096;

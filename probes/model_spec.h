@@ -5,6 +5,7 @@
 // probes/profile_model.cc reads it, probes/model/ runs it.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -30,8 +31,11 @@ struct ModelSpec {
   std::string checkpoint_dir;
   double checkpoint_timeout_s = 30;  // a write or read past this is a hung mount
   int replica_check_every = 5;       // steps between DP replica checksum comparisons
-  double timeout_s = 300;            // the whole phase
-  int line = 0;
+  // Group kind ("tp", "pp", "dp", "ep", "expert_dp") -> the profile plane its
+  // traffic must use; the others borrow the world's links.
+  std::map<std::string, std::string> group_planes;
+  double timeout_s = 300;                        // the whole phase
+  int line = 0, layout_line = 0, size_line = 0;  // where the section and its keys are
 };
 
 }  // namespace hn::probes

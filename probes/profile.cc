@@ -259,6 +259,12 @@ void cross_check(const Profile& p, const YAML::Node& root) {
         throw compat::InputError(p.source, n.line, 0, "nodes." + n.name + ".nics",
                                  "plane '" + plane + "' is not declared under planes");
   }
+  if (p.model)
+    for (const auto& [kind, plane] : p.model->group_planes)
+      if (!p.find_plane(plane))
+        throw compat::InputError(p.source, compat::yaml_position(root["model"]["planes"]).first, 0,
+                                 "model.planes." + kind,
+                                 "plane '" + plane + "' is not declared under planes");
   for (const auto& d : p.domains)
     for (const auto& n : d.nodes)
       if (!p.nodes.empty() && !nodes.count(n))

@@ -107,12 +107,16 @@ double seconds(YamlMap& m, const char* key, double fallback) {
 ModelSpec parse_model_spec(YamlMap m) {
   ModelSpec s;
   s.line = compat::yaml_position(m.node()).first;
-  if (YAML::Node n = m.get("layout"); n.IsDefined() && !n.IsNull())
+  if (YAML::Node n = m.get("layout"); n.IsDefined() && !n.IsNull()) {
     s.layout = parse_layout_field(m);
+    s.layout_line = compat::yaml_position(n).first;
+  }
   if (auto v = m.opt_int("steps", 1, 100000)) s.steps = static_cast<int>(*v);
   if (auto v = m.opt_int("seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*v);
-  if (YAML::Node n = m.get("size"); n.IsDefined() && !n.IsNull())
+  if (YAML::Node n = m.get("size"); n.IsDefined() && !n.IsNull()) {
     s.size = parse_size(YamlMap(n, m.source(), m.field("size")));
+    s.size_line = compat::yaml_position(n).first;
+  }
   if (YAML::Node n = m.get("optimizer"); n.IsDefined() && !n.IsNull())
     s.optimizer = parse_optimizer(YamlMap(n, m.source(), m.field("optimizer")));
   const bool has_backend = m.has("backend"), has_matrix = m.has("matrix");
@@ -150,6 +154,12 @@ ModelSpec parse_model_spec(YamlMap m) {
       compat::throw_at(cm.get("dir"), m.source(), cm.field("dir"), "must be an absolute path");
     s.checkpoint_timeout_s = seconds(cm, "timeout_s", s.checkpoint_timeout_s);
     cm.finish();
+  }
+  if (YAML::Node n = m.get("planes"); n.IsDefined() && !n.IsNull()) {
+    YamlMap pm(n, m.source(), m.field("planes"));
+    for (const char* kind : {"tp", "pp", "dp", "ep", "expert_dp"})
+      if (auto plane = pm.opt_string(kind)) s.group_planes[kind] = *plane;
+    pm.finish();
   }
   if (auto v = m.opt_int("replica_check_every", 1, 100000))
     s.replica_check_every = static_cast<int>(*v);

@@ -16,6 +16,7 @@ std::span<const CatalogEntry> catalog() {
              catalog_parts::translate(),
              catalog_parts::storage(),
              catalog_parts::certify(),
+             catalog_parts::model(),
          })
       v.insert(v.end(), part.begin(), part.end());
     return v;

@@ -55,6 +55,7 @@ std::span<const CatalogEntry> translate();
 std::span<const CatalogEntry> netplane();
 std::span<const CatalogEntry> storage();
 std::span<const CatalogEntry> certify();
+std::span<const CatalogEntry> model();
 }  // namespace catalog_parts
 
 }  // namespace hn::reports

@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-tsan -G Ninja -DHN_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-tsan -j "$(nproc)" --target l3_collectives_test l3_fault_test l3_link_setup_test l5_sched_tests
+cmake --build build-tsan -j "$(nproc)" --target l3_collectives_test l3_fault_test l3_fault_injection_test l3_link_setup_test l5_sched_tests
 export TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}"
-ctest --test-dir build-tsan --output-on-failure -R '^(l3_collectives_test|l3_fault_test|l3_link_setup_test|l5_sched_tests):' "$@"
+ctest --test-dir build-tsan --output-on-failure -R '^(l3_collectives_test|l3_fault_test|l3_fault_injection_test|l3_link_setup_test|l5_sched_tests):' "$@"

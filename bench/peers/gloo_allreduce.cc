@@ -1,8 +1,22 @@
-// Gloo peer: gloo::allreduce (ring, float sum) over Gloo's TCP transport,
-// FileStore rendezvous. Rank and size come from GLOO_RANK/GLOO_SIZE or from
-// Open MPI's variables (mpirun used as a plain launcher).
-//   gloo_allreduce MIN MAX FACTOR ITERS WARMUP STORE_DIR HOST_IP
+// Gloo peer: a float sum allreduce over Gloo's TCP transport (the only one
+// Debian's Gloo has besides ibverbs: on one host it runs over loopback),
+// FileStore rendezvous, one launch per plan (sweep.h).
+//   gloo_allreduce PLAN STORE_DIR HOST_IP ALGO MODE
+// ALGO: what PyTorch's ProcessGroupGloo calls, gloo::allreduce with
+//   `allreduce_ring` (its default) or `allreduce_bcube`; or Gloo's older
+//   algorithm classes, which run in place on the buffer: `ring`,
+//   `ring_chunked`, `halving_doubling`, `bcube`.
+// MODE: `async`: the transport's event-loop thread reads the sockets and wakes
+//   the caller through a condition variable (what gloo::allreduce always
+//   does: its unbound buffers only work this way); `busypoll`: every pair in
+//   sync mode, the caller reading its sockets itself with MSG_DONTWAIT in a
+//   loop (the older classes only).
+// Rank and size come from GLOO_RANK/GLOO_SIZE or Open MPI's variables.
 #include <gloo/allreduce.h>
+#include <gloo/allreduce_bcube.h>
+#include <gloo/allreduce_halving_doubling.h>
+#include <gloo/allreduce_ring.h>
+#include <gloo/allreduce_ring_chunked.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
@@ -10,11 +24,14 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 
 #include "sweep.h"
 
-static int env_int(const char* a, const char* b) {
+namespace {
+
+int env_int(const char* a, const char* b) {
   const char* v = std::getenv(a);
   if (!v) v = std::getenv(b);
   if (!v) {
@@ -24,56 +41,129 @@ static int env_int(const char* a, const char* b) {
   return std::atoi(v);
 }
 
+using Ctx = std::shared_ptr<gloo::rendezvous::Context>;
+
+// One allreduce of `count` floats, out of place (new API) or in place on
+// `out` after copying `in` there once (older classes, see below).
+class Runner {
+ public:
+  Runner(Ctx ctx, const std::string& algo, float* in, float* out, size_t count)
+      : ctx_(std::move(ctx)), algo_(algo), in_(in), out_(out), count_(count) {
+    std::vector<float*> ptrs{out_};
+    const int c = static_cast<int>(count_);
+    if (algo == "ring")
+      old_ = std::make_unique<gloo::AllreduceRing<float>>(ctx_, ptrs, c);
+    else if (algo == "ring_chunked")
+      old_ = std::make_unique<gloo::AllreduceRingChunked<float>>(ctx_, ptrs, c);
+    else if (algo == "halving_doubling")
+      old_ = std::make_unique<gloo::AllreduceHalvingDoubling<float>>(ctx_, ptrs, c);
+    else if (algo == "bcube")
+      old_ = std::make_unique<gloo::AllreduceBcube<float>>(ctx_, ptrs, c);
+    else if (algo != "allreduce_ring" && algo != "allreduce_bcube") {
+      std::fprintf(stderr, "gloo_allreduce: unknown algorithm '%s'\n", algo.c_str());
+      std::exit(2);
+    }
+  }
+
+  // The older classes reduce in place: every call works on what the last
+  // one left (values grow, which costs nothing in float adds); the check
+  // call starts from the inputs again.
+  void reset() {
+    if (old_) std::memcpy(out_, in_, count_ * sizeof(float));
+  }
+
+  void run() {
+    if (old_) {
+      old_->run();
+      return;
+    }
+    gloo::AllreduceOptions o(ctx_);
+    o.setInput(in_, count_);
+    o.setOutput(out_, count_);
+    o.setAlgorithm(algo_ == "allreduce_bcube" ? gloo::AllreduceOptions::Algorithm::BCUBE
+                                              : gloo::AllreduceOptions::Algorithm::RING);
+    o.setReduceFunction(
+        static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+    gloo::allreduce(o);
+  }
+
+ private:
+  Ctx ctx_;
+  std::string algo_;
+  float *in_, *out_;
+  size_t count_;
+  std::unique_ptr<gloo::Algorithm> old_;
+};
+
+double max_over_ranks(const Ctx& ctx, double v) {
+  double out = v;
+  gloo::AllreduceOptions o(ctx);
+  o.setInput(&v, 1);
+  o.setOutput(&out, 1);
+  o.setReduceFunction(
+      static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::max<double>));
+  gloo::allreduce(o);
+  return out;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  Sweep s = parse_sweep(argc, argv);
-  if (argc < 8) {
-    std::fprintf(stderr, "gloo_allreduce: needs STORE_DIR HOST_IP\n");
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: gloo_allreduce PLAN STORE_DIR HOST_IP ALGO MODE\n");
+    return 2;
+  }
+  const auto plan = parse_plan(argv[1]);
+  const std::string algo = argv[4], mode = argv[5];
+  if (mode != "async" && mode != "busypoll") {
+    std::fprintf(stderr, "gloo_allreduce: unknown mode '%s' (async or busypoll)\n", mode.c_str());
+    return 2;
+  }
+  if (mode == "busypoll" && (algo == "allreduce_ring" || algo == "allreduce_bcube")) {
+    std::fprintf(stderr, "gloo_allreduce: gloo::allreduce only runs in async mode\n");
     return 2;
   }
   const int rank = env_int("GLOO_RANK", "OMPI_COMM_WORLD_RANK"),
             n = env_int("GLOO_SIZE", "OMPI_COMM_WORLD_SIZE");
   gloo::transport::tcp::attr attr;
-  attr.hostname = argv[7];
+  attr.hostname = argv[3];
   auto dev = gloo::transport::tcp::CreateDevice(attr);
-  gloo::rendezvous::FileStore file_store(argv[6]);
+  gloo::rendezvous::FileStore file_store(argv[2]);
   gloo::rendezvous::PrefixStore store("bench", file_store);
   auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, n);
   ctx->setTimeout(std::chrono::seconds(120));
   ctx->connectFullMesh(store, dev);
-  for (size_t bytes : sizes(s)) {
-    size_t count = bytes / sizeof(float);
+  // Separate contexts: the bookkeeping allreduce (unbound buffers) needs the
+  // event loop, busy-polled pairs leave it.
+  auto work = ctx;
+  if (mode == "busypoll") {
+    gloo::rendezvous::PrefixStore store2("bench-busypoll", file_store);
+    work = std::make_shared<gloo::rendezvous::Context>(rank, n);
+    work->setTimeout(std::chrono::seconds(120));
+    work->connectFullMesh(store2, dev);
+    for (int i = 0; i < n; ++i)
+      if (i != rank) work->getPair(i)->setSync(true, true);
+  }
+  for (const SweepStep& s : plan) {
+    size_t count = s.bytes / sizeof(float);
     std::vector<float> in(count), out(count);
     for (size_t i = 0; i < count; ++i) in[i] = input_value(rank, i);
-    auto once = [&] {
-      gloo::AllreduceOptions o(ctx);
-      o.setInput(in.data(), count);
-      o.setOutput(out.data(), count);
-      o.setReduceFunction(
-          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
-      gloo::allreduce(o);
-    };
-    for (int i = 0; i < s.warmup; ++i) once();
+    Runner runner(work, algo, in.data(), out.data(), count);
+    runner.reset();
+    for (int i = 0; i < s.warmup; ++i) runner.run();
+    max_over_ranks(ctx, 0);  // a barrier
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < s.iters; ++i) once();
+    for (int i = 0; i < s.iters; ++i) runner.run();
     double us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
         s.iters;
-    double worst = us;
-    {
-      gloo::AllreduceOptions o(ctx);
-      o.setInput(&us, 1);
-      o.setOutput(&worst, 1);
-      o.setReduceFunction(
-          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::max<double>));
-      gloo::allreduce(o);
-    }
+    double worst = max_over_ranks(ctx, us);
+    runner.reset();
+    runner.run();
     long long wrong = 0;
     for (size_t i = 0; i < count; ++i) wrong += out[i] != expected_sum(n, i);
-    if (rank == 0)
-      std::printf("%zu %.3f %.4f %lld\n", count * sizeof(float), worst,
-                  worst > 0 ? count * sizeof(float) / (worst * 1e3) * 2.0 * (n - 1) / n : 0.0,
-                  wrong);
-    std::fflush(stdout);
+    double total = max_over_ranks(ctx, static_cast<double>(wrong));  // any rank's count
+    if (rank == 0) print_row(count * sizeof(float), worst, n, static_cast<long long>(total));
   }
   return 0;
 }

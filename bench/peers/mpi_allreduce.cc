@@ -1,16 +1,22 @@
-// Open MPI peer: MPI_Allreduce (float, sum), out of place, same sweep.
+// Open MPI peer: MPI_Allreduce (float, sum), out of place, one launch per
+// plan (sweep.h). Its settings (algorithm, single-copy mechanism, malloc
+// tunables) come from the environment bench/compare.sh sets.
+//   mpi_allreduce PLAN
 #include <mpi.h>
 
 #include "sweep.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  Sweep s = parse_sweep(argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: mpi_allreduce PLAN\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   int rank, n;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  for (size_t bytes : sizes(s)) {
-    size_t count = bytes / sizeof(float);
+  for (const SweepStep& s : parse_plan(argv[1])) {
+    size_t count = s.bytes / sizeof(float);
     std::vector<float> in(count), out(count);
     for (size_t i = 0; i < count; ++i) in[i] = input_value(rank, i);
     for (int i = 0; i < s.warmup; ++i)
@@ -24,11 +30,7 @@ int main(int argc, char** argv) {
     long long wrong = 0, total = 0;
     for (size_t i = 0; i < count; ++i) wrong += out[i] != expected_sum(n, i);
     MPI_Reduce(&wrong, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-      std::printf("%zu %.3f %.4f %lld\n", count * sizeof(float), worst,
-                  worst > 0 ? count * sizeof(float) / (worst * 1e3) * 2.0 * (n - 1) / n : 0.0,
-                  total);
-    std::fflush(stdout);
+    if (rank == 0) print_row(count * sizeof(float), worst, n, total);
   }
   MPI_Finalize();
   return 0;

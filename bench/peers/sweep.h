@@ -1,34 +1,41 @@
-// The sweep both peer drivers share: sizes, iteration counts and the output
+// The sweep the peer drivers share: sizes, iteration counts and the output
 // line, so their tables line up with `hnprecheck bench --json`.
-//   driver MIN_BYTES MAX_BYTES FACTOR ITERS WARMUP [extra]
-// prints, from rank 0, one line per size: "<bytes> <time_us> <busbw_GBps> <wrong>"
-// time is the slowest rank's mean over ITERS; busbw = bytes/time * 2(n-1)/n.
+//   driver PLAN [extra...]
+// PLAN is one or more groups "MIN:MAX:FACTOR:ITERS:WARMUP" joined by ','
+// (sizes MIN, MIN*FACTOR, ... <= MAX, each timed over ITERS calls after
+// WARMUP), so one launch covers every size. Rank 0 prints one line per size:
+// "<bytes> <time_us> <busbw_GBps> <wrong>"; time is the slowest rank's mean;
+// busbw = bytes/time * 2(n-1)/n.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
-struct Sweep {
-  size_t min_bytes, max_bytes;
-  double factor;
+struct SweepStep {
+  size_t bytes;
   int iters, warmup;
 };
 
-inline Sweep parse_sweep(int argc, char** argv) {
-  if (argc < 6) {
-    std::fprintf(stderr, "usage: %s MIN MAX FACTOR ITERS WARMUP\n", argv[0]);
-    std::exit(2);
-  }
-  return Sweep{std::strtoull(argv[1], nullptr, 10), std::strtoull(argv[2], nullptr, 10),
-               std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5])};
-}
-
-inline std::vector<size_t> sizes(const Sweep& s) {
-  std::vector<size_t> out;
-  for (double b = s.min_bytes; b <= s.max_bytes + 0.5; b *= s.factor) {
-    out.push_back(static_cast<size_t>(b));
-    if (s.factor <= 1) break;
+inline std::vector<SweepStep> parse_plan(const char* plan) {
+  std::vector<SweepStep> out;
+  std::stringstream groups(plan);
+  std::string g;
+  while (std::getline(groups, g, ',')) {
+    size_t lo = 0, hi = 0;
+    double f = 0;
+    int iters = 0, warmup = -1;
+    if (std::sscanf(g.c_str(), "%zu:%zu:%lf:%d:%d", &lo, &hi, &f, &iters, &warmup) != 5 ||
+        lo == 0 || hi < lo || f < 1 || iters < 1 || warmup < 0) {
+      std::fprintf(stderr, "bad plan group '%s' (expected MIN:MAX:FACTOR:ITERS:WARMUP)\n",
+                   g.c_str());
+      std::exit(2);
+    }
+    for (double b = lo; b <= hi + 0.5; b *= f) {
+      out.push_back({static_cast<size_t>(b), iters, warmup});
+      if (f <= 1) break;
+    }
   }
   return out;
 }
@@ -39,4 +46,10 @@ inline float expected_sum(int n, size_t i) {
 }
 inline float input_value(int r, size_t i) {
   return (r + 1) + static_cast<float>(i % 5);
+}
+
+inline void print_row(size_t bytes, double worst_us, int n, long long wrong) {
+  std::printf("%zu %.3f %.4f %lld\n", bytes, worst_us,
+              worst_us > 0 ? bytes / (worst_us * 1e3) * 2.0 * (n - 1) / n : 0.0, wrong);
+  std::fflush(stdout);
 }

@@ -1,6 +1,6 @@
-// Phases 6 and 7: the model step (L1, L2: not built into this binary yet; it
-// registers here) and placement (L5): the launcher's rank-to-host mapping
-// against the profile's topology domains.
+// Phase 7, placement (L5): the launcher's rank-to-host mapping against the
+// profile's topology domains, for the tensor-parallel groups of the job's
+// layout.
 #include "preflight/certify/phases.h"
 #include "probes/cluster/placement_findings.h"
 #include "stack/l2_framework/layout.h"
@@ -10,14 +10,6 @@ namespace hn::preflight::certify {
 namespace {
 
 using reports::Layer;
-
-PhasePlan plan_model(Coordinator&) {
-  PhasePlan p;
-  p.skip_reason =
-      "the model step (a tiny model trained with the profile's parallel layout, and a "
-      "checkpoint round trip on the shared mount) is not built into this hnprecheck";
-  return p;
-}
 
 PhaseOutcome combine_placement(Coordinator& co, const std::string&,
                                const std::map<int, std::string>&) {
@@ -46,20 +38,6 @@ PhaseOutcome combine_placement(Coordinator& co, const std::string&,
 }
 
 }  // namespace
-
-Phase model_phase() {
-  Phase p;
-  p.name = "model";
-  p.layers = {Layer::kL1, Layer::kL2};
-  p.deadline = milliseconds(300000);
-  p.participants = Participants::kAllRanks;
-  p.plan = plan_model;
-  p.run = [](RankState&, const std::string&, Deadline) { return std::string("{}"); };
-  p.combine = [](Coordinator&, const std::string&, const std::map<int, std::string>&) {
-    return PhaseOutcome{};
-  };
-  return p;
-}
 
 Phase placement_phase() {
   Phase p;

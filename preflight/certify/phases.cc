@@ -5,9 +5,9 @@
 
 namespace hn::preflight::certify {
 
-std::vector<Phase> certify_phases(const CertifyOptions&) {
+std::vector<Phase> certify_phases(const CertifyOptions& o) {
   return {hosts_phase(),   cross_host_phase(), links_phase(),    collectives_phase(),
-          storage_phase(), model_phase(),      placement_phase()};
+          storage_phase(), model_phase(o),     placement_phase()};
 }
 
 void check_phase_names(const std::vector<std::string>& names, const std::string& field) {

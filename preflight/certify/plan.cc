@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/input_error.h"
+#include "preflight/certify/phases.h"
 #include "preflight/report_output.h"
+#include "probes/model/model_options.h"
 #include "probes/node_context.h"
 #include "stack/l2_framework/layout.h"
 
@@ -73,7 +75,16 @@ JobPlan build_plan(const std::vector<Hello>& hellos, const probes::Profile& prof
   return plan;
 }
 
-void check_layout(const CertifyOptions& o, int world) {
+void check_layout(const CertifyOptions& o, const JobPlan& plan) {
+  const int world = static_cast<int>(plan.host_of.size());
+  // The model phase's whole set of options (layout against the model's
+  // sizes, steps, checkpoint directory, backend), when the user gave any:
+  // bad input before any phase. (The defaults alone may not fit a world:
+  // the phase is then SKIP saying so, see phase_model.cc.)
+  if (o.selected("model") && model_configured(o)) {
+    const std::string& node = plan.hosts.empty() ? std::string() : plan.hosts.front().node;
+    probes::model::resolve_model(*o.profile, model_overrides(o), world, o.profile->find_node(node));
+  }
   const auto* model = o.profile->model ? &*o.profile->model : nullptr;
   const bool from_profile = o.layout.empty();
   if (from_profile && !(model && model->layout)) return;

@@ -30,9 +30,10 @@ Hello hello_from_json(const std::string& text);  // throws std::runtime_error
 JobPlan build_plan(const std::vector<Hello>& hellos, const probes::Profile& profile);
 
 // The job's parallel layout (--layout, else the profile's model.layout)
-// must fit its world: throws compat::InputError naming where it came from
-// and the numbers. Nothing to check without a layout.
-void check_layout(const CertifyOptions& options, int world);
+// must fit its world, and, when the model phase is selected, the model its
+// sizes (and --steps, --checkpoint-dir): throws compat::InputError naming
+// where it came from and the numbers.
+void check_layout(const CertifyOptions& options, const JobPlan& plan);
 
 std::string role_to_json(const Role& r);
 Role role_from_json(const std::string& text);  // throws std::runtime_error

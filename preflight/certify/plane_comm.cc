@@ -9,12 +9,12 @@
 namespace hn::preflight::certify {
 
 PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds link_budget,
-                          Deadline deadline) {
+                          Deadline deadline, const std::string& purpose) {
   PlaneBinding b = plane_binding(st, plane);
   // Every rank takes part, even one that cannot bind: the others must not
   // wait for it until their deadline. It joins unbound and fails after.
   comm::CommOptions o = st.base;
-  o.group = "certify-" + plane;
+  o.group = "certify-" + purpose + "-" + plane;
   o.transport = comm::TransportKind::kAuto;
   o.link = comm::LinkParams{};
   o.link.plane = plane;
@@ -29,7 +29,7 @@ PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds 
   o.timeout =
       std::max(milliseconds(1),
                std::min(link_budget, std::chrono::ceil<milliseconds>(deadline - Clock::now())));
-  const std::string key = "coll/" + plane + "/rdv";
+  const std::string key = purpose + "/" + plane + "/rdv";
   comm::Fd listener;
   if (st.rank == 0) {
     comm::ErrorContext ctx;

@@ -23,8 +23,10 @@ struct PlaneComm {
   std::string address;            // the bound plane address
 };
 
+// `purpose` keeps communicators of one plane apart ("coll": the
+// collectives', reused by storage under load; "model": the model step's).
 PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds link_budget,
-                          Deadline deadline);
+                          Deadline deadline, const std::string& purpose = "coll");
 
 // Collective options whose timeout runs to `deadline` (at least 1 ms).
 comm::Options until(Deadline deadline);

@@ -112,11 +112,6 @@ struct Progress {
   }
 };
 
-bool selected(const CertifyOptions& o, const std::string& name) {
-  if (!o.only.empty() && !o.only.count(name)) return false;
-  return !o.skip.count(name);
-}
-
 std::vector<int> participants(const Phase& p, const JobPlan& plan, int world) {
   std::vector<int> out;
   if (p.participants == Participants::kAllRanks)
@@ -172,7 +167,7 @@ class CoordinatorRun {
     } else {
       try {
         co_.plan = build_plan(hellos, *o_.profile);
-        check_layout(o_, world);
+        check_layout(o_, co_.plan);
       } catch (const compat::InputError& e) {
         abort = e.what();
         code = 2;
@@ -232,7 +227,7 @@ class CoordinatorRun {
     PhasePlan plan;
     std::string skip;
     bool timed_out = false;
-    if (!selected(o_, p.name)) {
+    if (!o_.selected(p.name)) {
       skip = "not selected (--only / --skip)";
     } else if (Clock::now() >= run_deadline) {
       timed_out = true;

@@ -41,11 +41,18 @@ struct CertifyOptions {
   int proof_iters = 2;
   milliseconds link_test{200};       // one round of the per-link bandwidth test
   std::string layout;                // --layout (tp=2,pp=2,dp=2); "": the profile's model.layout
+  std::optional<int> steps;          // --steps: the model phase's training steps
+  std::string checkpoint_dir;        // --checkpoint-dir: where the model phase checkpoints
   std::set<std::string> only, skip;  // --only / --skip phase names
   bool strict = false;               // warnings fail too
   bool log_ranks = false;            // every rank logs its progress on stderr
   bool progress = false;             // rank 0: progress line on stderr (a TTY)
   std::string launcher;              // certificate name: local, slurm, mpirun, ...
+
+  // Whether --only / --skip leave this phase to run.
+  bool selected(const std::string& phase) const {
+    return (only.empty() || only.count(phase)) && !skip.count(phase);
+  }
 };
 
 struct HostEntry {

@@ -148,12 +148,16 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
                  const std::vector<comm::LinkBinding>& links,
                  const std::vector<probes::BenchRow>& rows) {
   const auto& o = p.cfg.options;
-  bool red = p.cfg.op == probes::BenchOp::kAllreduce ||
-             p.cfg.op == probes::BenchOp::kReduceScatter || p.cfg.op == probes::BenchOp::kReduce;
+  const bool red = probes::bench_coll(p.cfg.op).reduces;
   os << "# hnprecheck bench " << probes::to_string(p.cfg.op) << ": " << c.size()
      << " rank(s), transport " << comm::to_string(c.transport()) << ", algorithm "
      << comm::to_string(o.algorithm) << ", iters " << p.cfg.iters << ", warmup " << p.cfg.warmup
      << "\n";
+  if (p.cfg.check)
+    os << "# check: inputs differ per rank, element and call; " << probes::kSpotChecks
+       << " elements of every call, and all of one more call per size\n";
+  else
+    os << "# check: off (--no-check)\n";
   if (c.size() > 1 && c.transport() == comm::TransportKind::kTcp)
     print_link_setup(os, c.link(), links);
   char line[256];
@@ -206,7 +210,8 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                          {"time_us", r.time_us},
                          {"algbw_gbps", r.algbw},
                          {"busbw_gbps", r.busbw},
-                         {"wrong", r.wrong}});
+                         {"wrong", r.wrong},
+                         {"wrong_spot", r.wrong_spot}});
     wrong += std::max(0LL, r.wrong);
   }
   j["wrong_total"] = wrong;

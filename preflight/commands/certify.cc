@@ -119,6 +119,15 @@ Parsed parse(const po::variables_map& vm) {
       bad("--layout", e.what());
     }
   }
+  if (vm.count("steps")) {
+    o.steps = vm["steps"].as<int>();
+    if (*o.steps < 1 || *o.steps > 100000) bad("--steps", "must be in [1, 100000]");
+  }
+  if (vm.count("checkpoint-dir")) {
+    o.checkpoint_dir = vm["checkpoint-dir"].as<std::string>();
+    if (o.checkpoint_dir.empty() || o.checkpoint_dir[0] != '/')
+      bad("--checkpoint-dir", "must be an absolute path");
+  }
   for (const char* key : {"only", "skip"}) {
     if (!vm.count(key)) continue;
     auto names = split_list(vm[key].as<std::string>());
@@ -247,7 +256,8 @@ Command certify() {
       "log2 partners, bound to the plane NIC and address, failures classified), collectives\n"
       "(allreduce, allgather, reduce-scatter, all-to-all verified, busbw against the\n"
       "profile, bytes per NIC proving the plane carried them, slow host or link located),\n"
-      "storage (jitter on every host at once, alone and under collective load), model, and\n"
+      "storage (jitter on every host at once, alone and under collective load), model (the\n"
+      "bundled model trained with the job's layout, a checkpoint round trip), and\n"
       "placement (tensor-parallel groups within one topology domain). Rank 0 prints the\n"
       "report and writes the files; --certificate writes the versioned certificate that\n"
       "`gate` and `migrate` read (docs/certificate-schema.md).";
@@ -280,9 +290,14 @@ Command certify() {
         "collectives to run and verify on each plane")(
         "iters", po::value<int>()->default_value(5)->value_name("N"), "timed iterations per size")(
         "layout", po::value<std::string>()->value_name("LAYOUT"),
-        "the job's parallel layout, tp=2,pp=2,dp=2 (Megatron rank order): placement checks its "
-        "tensor-parallel groups against the profile's topology domains (default: the "
-        "profile's model.layout)")(
+        "the job's parallel layout, tp=2,pp=2,dp=2 (Megatron rank order): the model phase trains "
+        "with it and placement checks its tensor-parallel groups against the profile's "
+        "topology domains (default: the profile's model.layout; without one, dp = every rank)")(
+        "steps", po::value<int>()->value_name("N"),
+        "training steps of the model phase (default: the profile's model.steps, else 20)")(
+        "checkpoint-dir", po::value<std::string>()->value_name("DIR"),
+        "where the model phase writes and reads back its checkpoint, on the shared mount "
+        "(default: model.checkpoint.dir, else the first storage mount's probe_dir, else none)")(
         "only", po::value<std::string>()->value_name("PHASES"),
         "run only these phases (comma-separated names); the others are SKIP")(
         "skip", po::value<std::string>()->value_name("PHASES"), "skip these phases")(

@@ -22,7 +22,7 @@ const std::byte* B(const void* p) {
 }
 
 void copy_if_needed(void* dst, const void* src, std::size_t bytes) {
-  if (dst != src && bytes) std::memcpy(dst, src, bytes);
+  if (dst != src && bytes) op::copy_bytes(dst, src, bytes);
 }
 
 // Reduce-scatter then allgather around the ring; every send after the first
@@ -97,7 +97,7 @@ void rd_allreduce(Communicator& c, const void* send, void* recv, std::size_t cou
   const std::byte* cur = B(send);
   if (send == recv) {
     std::byte* copy = c.scratch(1, bytes);
-    std::memcpy(copy, send, bytes);
+    op::copy_bytes(copy, send, bytes);
     cur = copy;
   }
   Schedule& s = c.schedule(o.dtype, o.op);

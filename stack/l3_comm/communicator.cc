@@ -5,10 +5,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "stack/l3_comm/fault_injection.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l3_comm/tcp/device.h"
 
 namespace hn::stack::comm {
+
+// split.cc: rethrows the CommError being handled with the root's ranks.
+[[noreturn]] void rethrow_in_parent_ranks(const std::vector<int>& ranks, const std::string& group);
 
 namespace {
 
@@ -128,6 +132,11 @@ void Communicator::connect_all(const ErrorContext& ctx) {
 }
 
 Communicator::~Communicator() {
+  if (parent_ && device_) {  // a group with links of its own: no more interrupts for them
+    Communicator* root = parent_;
+    while (root->parent_) root = root->parent_;
+    root->watch_device(device_.get(), false);
+  }
   const bool failing = std::uncaught_exceptions() > 0 || abort_.is_set();
   if (client_) client_->close(!failing);
   if (server_)
@@ -143,15 +152,22 @@ Communicator::~Communicator() {
 void Communicator::on_watch_event(int dead_rank, const std::string& reason) {
   abort_.set(dead_rank, reason);
   if (Device* d = live_device_.load(std::memory_order_acquire)) d->interrupt();
+  std::lock_guard<std::mutex> lock(watched_mu_);
+  for (Device* d : watched_) d->interrupt();
 }
 
 void Communicator::check_abort(const char* operation) const {
-  if (!abort_.is_set()) return;
+  if (!aborts().is_set()) return;
   ErrorContext ctx;
   ctx.local_rank = opt_.rank;
   ctx.plane = opt_.link.plane;
   ctx.operation = operation;
-  throw_aborted(abort_, ctx);
+  if (!parent_) throw_aborted(abort_, ctx);
+  try {
+    throw_aborted(aborts(), ctx);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);  // split.cc
+  }
 }
 
 Store& Communicator::store() {
@@ -161,13 +177,27 @@ Store& Communicator::store() {
 
 void Communicator::run(Schedule& s, const char* operation, std::chrono::milliseconds timeout) {
   if (s.transfers.empty()) return;
-  // Reused so the hot path does not allocate the operation's name.
-  run_ctx_.local_rank = opt_.rank;
-  run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
-  run_ctx_.operation.assign(operation);
-  if (abort_.is_set()) check_abort(operation);
-  auto t = timeout.count() > 0 ? timeout : opt_.timeout;
-  run_schedule(*device_, s, Clock::now() + t, abort_, run_ctx_);
+  // Reused so the hot path neither allocates nor copies the operation's name
+  // (callers pass string literals).
+  if (operation != run_op_) {
+    run_ctx_.local_rank = opt_.rank;
+    run_ctx_.plane = transport_ == TransportKind::kShm ? "shm" : opt_.link.plane;
+    run_ctx_.operation.assign(operation);
+    run_op_ = operation;
+  }
+  if (aborts().is_set()) check_abort(operation);
+  const auto t = timeout.count() > 0 ? timeout : opt_.timeout;
+  if (fault_ != 0 && fault_paused_ == 0) [[unlikely]] {
+    testing::run_with_fault(static_cast<testing::Fault>(fault_), *device_, s, t, aborts(), run_ctx_,
+                            fault_scratch_);
+    return;
+  }
+  if (!parent_) return run_schedule(*device_, s, t, abort_, run_ctx_);
+  try {
+    run_schedule(*device_, s, t, aborts(), run_ctx_);
+  } catch (const CommError&) {
+    rethrow_in_parent_ranks(parent_ranks_, opt_.group);
+  }
 }
 
 }  // namespace hn::stack::comm

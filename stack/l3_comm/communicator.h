@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "stack/l3_comm/progress.h"
@@ -33,6 +34,13 @@
 #include "stack/l3_comm/tcp_store_server.h"
 
 namespace hn::stack::comm {
+
+class Communicator;
+namespace testing {  // fault_injection.h: test-only faults in the data path
+enum class Fault : int;
+void set_fault(Communicator& c, Fault f);
+class FaultPause;
+}  // namespace testing
 
 enum class TransportKind { kAuto, kTcp, kShm };
 std::string_view to_string(TransportKind t);
@@ -70,10 +78,15 @@ class Communicator {
   Device* device() const { return device_.get(); }
 
   // Runs one collective's schedule under timeout (0: the communicator's).
+  // operation names it in errors and must be a string literal (it is
+  // compared by address to skip copying it on every call).
   void run(Schedule& s, const char* operation,
            std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   // Throws the pending abort, if any (a death reported between collectives).
   void check_abort(const char* operation) const;
+  // A sub-communicator (split.h): its members' ranks in the parent, in this
+  // communicator's rank order; empty for a communicator made by rendezvous.
+  const std::vector<int>& parent_ranks() const { return parent_ranks_; }
   // The store scoped to this group, for callers that exchange metadata.
   Store& store();
   // Reused per call so a warm small collective allocates nothing. A
@@ -95,6 +108,19 @@ class Communicator {
   }
 
  private:
+  friend std::unique_ptr<Communicator> split(Communicator&, int, int, const std::string&,
+                                             const LinkParams*);
+  // A sub-communicator over the parent's links, or over links of its own
+  // made with own_links (defined in split.cc).
+  Communicator(Communicator& parent, CommOptions options, std::vector<int> parent_ranks,
+               const LinkParams* own_links);
+  // A device of a sub-communicator's own links: the watch thread interrupts
+  // it too when a rank dies (split.cc registers it with the root).
+  void watch_device(Device* d, bool add);
+  // The parent's abort state for a sub-communicator: a death reaches every group.
+  const AbortState& aborts() const { return parent_ ? parent_->aborts() : abort_; }
+  friend void testing::set_fault(Communicator& c, testing::Fault f);
+  friend class testing::FaultPause;
   void on_watch_event(int dead_rank, const std::string& reason);
   void connect_all(const ErrorContext& ctx);
 
@@ -108,8 +134,16 @@ class Communicator {
   AbortState abort_;
   Schedule schedule_;
   ErrorContext run_ctx_;
+  const char* run_op_ = nullptr;  // the operation run_ctx_ names
   std::vector<std::byte> scratch_[4];
   std::vector<int> index_scratch_;
+  std::mutex watched_mu_;
+  std::vector<Device*> watched_;    // sub-communicators' own devices (root only)
+  Communicator* parent_ = nullptr;  // sub-communicators only
+  std::vector<int> parent_ranks_;
+  int splits_ = 0;  // splits made from this communicator (names their store scopes)
+  int fault_ = 0, fault_paused_ = 0;  // testing::Fault; 0 = none
+  std::vector<std::byte> fault_scratch_;
 };
 
 }  // namespace hn::stack::comm

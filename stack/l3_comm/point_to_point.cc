@@ -4,6 +4,7 @@
 
 #include "stack/l3_comm/blocks.h"
 #include "stack/l3_comm/collectives.h"
+#include "stack/l4_operator/reduce.h"
 
 namespace hn::stack::comm {
 
@@ -39,8 +40,8 @@ void alltoallv(Communicator& c, const void* send, const std::vector<std::size_t>
                                 std::to_string(send_counts[r]) + " elements but expects " +
                                 std::to_string(recv_counts[r]));
   if (send_counts[r])
-    std::memcpy(B(recv) + recv_displs[r] * esz, B(send) + send_displs[r] * esz,
-                send_counts[r] * esz);
+    op::copy_bytes(B(recv) + recv_displs[r] * esz, B(send) + send_displs[r] * esz,
+                   send_counts[r] * esz);
   Schedule& s = c.schedule(o.dtype);
   // Start with the next rank so that not everyone talks to rank 0 first.
   for (int k = 1; k < n; ++k) {

@@ -15,7 +15,9 @@
 // optionally finishing an average. Partial elements are carried over.
 //
 // run_schedule() returns when every transfer is done. It throws
-// TimeoutError at the deadline naming the peers still pending,
+// TimeoutError when `timeout` passes without it, naming the peers still
+// pending (the timeout runs from the first time the schedule has to wait, so
+// a collective whose peers keep up never reads the clock),
 // PeerDiedError naming the dead rank when the abort state is set (the
 // watch channel reported a death) or a link breaks.
 
@@ -99,8 +101,8 @@ class AbortState {
 };
 
 // ctx names the local rank, plane and operation; peer fields are filled in.
-void run_schedule(Device& device, Schedule& s, Clock::time_point deadline, const AbortState& abort,
-                  const ErrorContext& ctx);
+void run_schedule(Device& device, Schedule& s, std::chrono::milliseconds timeout,
+                  const AbortState& abort, const ErrorContext& ctx);
 
 // Throws the PeerDiedError/AuthError that abort describes.
 [[noreturn]] void throw_aborted(const AbortState& abort, ErrorContext ctx);

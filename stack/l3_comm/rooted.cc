@@ -34,7 +34,7 @@ bool use_tree(const Communicator& c, const Options& o, std::size_t bytes) {
 void allgather(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o) {
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t bb = count * op::dtype_size(o.dtype);
-  if (B(send) != B(recv) + r * bb && bb) std::memcpy(B(recv) + r * bb, send, bb);
+  if (B(send) != B(recv) + r * bb && bb) op::copy_bytes(B(recv) + r * bb, send, bb);
   if (n == 1 || bb == 0) {
     c.check_abort("allgather");
     return;
@@ -82,7 +82,7 @@ void reduce(Communicator& c, const void* send, void* recv, std::size_t count, co
   const int n = c.size(), v = mod(c.rank() - o.root, n);
   const std::size_t bytes = count * op::dtype_size(o.dtype);
   if (n == 1 || bytes == 0) {
-    if (v == 0 && recv != send && bytes) std::memcpy(recv, send, bytes);
+    if (v == 0 && recv != send && bytes) op::copy_bytes(recv, send, bytes);
     c.check_abort("reduce");
     return;
   }
@@ -93,7 +93,7 @@ void reduce(Communicator& c, const void* send, void* recv, std::size_t count, co
     // Children reduce concurrently into one accumulator seeded with our data;
     // the send to the parent waits for all of them.
     std::byte* acc = v == 0 ? B(recv) : c.scratch(0, bytes);
-    if (acc != B(send)) std::memcpy(acc, send, bytes);
+    if (acc != B(send)) op::copy_bytes(acc, send, bytes);
     std::vector<int> kids;
     int mask = 1, parent = -1;
     for (; mask < n; mask <<= 1) {

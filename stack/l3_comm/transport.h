@@ -72,6 +72,13 @@ class Device {
   // (the caller decides what a timeout means). Spurious returns are allowed.
   virtual void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers,
                     Clock::time_point deadline) = 0;
+  // A short busy wait without reading the clock, before the engine starts
+  // timing a wait: true when one of the pairs became ready (or interrupt()).
+  virtual bool spin(std::span<Pair* const> senders, std::span<Pair* const> receivers) {
+    (void)senders;
+    (void)receivers;
+    return false;
+  }
   // Thread-safe and sticky: every current and later wait() returns at once.
   virtual void interrupt() = 0;
   // Called at the start of every schedule, when every stream holds no bytes

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "stack/l4_operator/half.h"
@@ -151,6 +152,35 @@ HN_CLONES void reduce_to(DType type, ReduceOp op, void* dst, const void* a, cons
 
 void reduce_into(DType type, ReduceOp op, void* dst, const void* src, std::size_t count) {
   reduce_to(type, op, dst, dst, src, count);
+}
+
+// no-tree-loop-distribute-patterns: GCC would turn the loop back into memcpy.
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) HN_CLONES void copy_bytes(
+    void* dst, const void* src, std::size_t n) {
+  // 32-byte vectors: one ymm register with AVX2, two xmm without.
+  using V = unsigned char __attribute__((vector_size(32)));
+  using VU = unsigned char __attribute__((vector_size(32), aligned(1)));
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if (n < 4096) {  // below glibc's rep movsb threshold its vector path is as fast
+    std::memcpy(d, s, n);
+    return;
+  }
+  // One unaligned 64-byte block, then aligned stores from the next boundary.
+  const std::size_t head = 64 - (reinterpret_cast<std::uintptr_t>(d) & 63);
+  std::memcpy(d, s, 64);
+  d += head;
+  s += head;
+  n -= head;
+  for (; n >= 128; n -= 128, d += 128, s += 128) {
+    const V a = *reinterpret_cast<const VU*>(s), b = *reinterpret_cast<const VU*>(s + 32),
+            c = *reinterpret_cast<const VU*>(s + 64), e = *reinterpret_cast<const VU*>(s + 96);
+    *reinterpret_cast<V*>(d) = a;
+    *reinterpret_cast<V*>(d + 32) = b;
+    *reinterpret_cast<V*>(d + 64) = c;
+    *reinterpret_cast<V*>(d + 96) = e;
+  }
+  std::memcpy(d, s, n);
 }
 
 HN_CLONES void finalize_avg(DType type, void* buf, std::size_t count, int contributors) {

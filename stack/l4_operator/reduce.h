@@ -21,6 +21,14 @@ void reduce_into(DType type, ReduceOp op, void* dst, const void* src, std::size_
 // dst[i] = a[i] (op) b[i]: saves a copy when the result goes to a third buffer.
 void reduce_to(DType type, ReduceOp op, void* dst, const void* a, const void* b, std::size_t count);
 
+// dst[0, bytes) = src[0, bytes): the copy the collectives use (they may not
+// overlap). glibc's memcpy moves 4 KiB and more with `rep movsb`, which on
+// AMD Zen 3 (at least under KVM) drops from ~45 to ~3 GB/s when dst - src is
+// 1 to ~32 bytes past a multiple of 64, as between a malloc'd buffer (16 bytes
+// into a page) and a shared-memory ring (README "Tuning"); this copies with
+// vector loads and stores whatever the alignment.
+void copy_bytes(void* dst, const void* src, std::size_t bytes);
+
 // Divides every element by contributors (kAvg). Integers divide with
 // truncation toward zero, as C does. No-op for other ops.
 void finalize_avg(DType type, void* buf, std::size_t count, int contributors);

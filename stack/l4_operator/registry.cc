@@ -64,6 +64,7 @@ const Registry& builtin_registry() {
     register_elementwise_kernels(reg);
     register_reduction_kernels(reg);
     register_norm_kernels(reg);
+    register_grad_kernels(reg);
     return reg;
   }();
   return r;

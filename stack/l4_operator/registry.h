@@ -76,5 +76,7 @@ void register_layout_kernels(Registry& r);       // transpose, reshape
 void register_elementwise_kernels(Registry& r);  // add, mul, gelu, relu
 void register_reduction_kernels(Registry& r);    // sum, prod, min, max, avg
 void register_norm_kernels(Registry& r);         // softmax, layernorm, cross_entropy
+void register_grad_kernels(
+    Registry& r);  // *_grad: gelu, softmax, layernorm, cross_entropy, embedding
 
 }  // namespace hn::stack::op

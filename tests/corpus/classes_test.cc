@@ -176,7 +176,7 @@ TEST_CASE("class 3: no false FAIL from defaults the libraries derive") {
   CHECK_FALSE(cross(ray, "event-timeout-above-exec-timeout"));
 }
 
-TEST_CASE("class 4: environment maps are read; nothing recognised is a finding") {
+TEST_CASE("class 4: environment maps are read, and nothing recognised is a finding") {
   auto ray = read("msl-45-runtime_env.yaml");  // Ray runtime_env env_vars
   REQUIRE(entry(ray, "HCCL_EXEC_TIMEOUT"));
   CHECK(entry(ray, "HCCL_EXEC_TIMEOUT")->value == "3600");

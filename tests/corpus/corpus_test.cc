@@ -160,7 +160,7 @@ TEST_CASE("corpus: a line is reported unread only where the reader really cannot
   }
 }
 
-TEST_CASE("corpus: every file translates without an input error; coverage by outcome") {
+TEST_CASE("corpus: every file translates without an input error, coverage by outcome") {
   tr::RuleBook book = tr::RuleBook::load();
   std::map<std::string, std::map<std::string, int>> by_lib;
   std::map<std::string, int> unknown_names;

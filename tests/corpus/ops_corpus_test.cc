@@ -43,7 +43,7 @@ std::string bytes_of(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("ops corpus: every real model and trace is read and classified; coverage by class") {
+TEST_CASE("ops corpus: every real model and trace is read and classified, coverage by class") {
   auto files = model_files();
   REQUIRE(files.size() >= 10);
   const OpMapping& mapping = builtin_mapping();

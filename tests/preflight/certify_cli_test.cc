@@ -9,6 +9,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include <unistd.h>
 
@@ -180,6 +181,40 @@ TEST_CASE("certify: a layout that does not fit the job is exit 2 naming the numb
   CHECK_THAT(q.err, Catch::Contains("model.layout"));
   CHECK_THAT(q.err, Catch::Contains("p.yaml"));
   CHECK_THAT(q.err, Catch::Contains("= 8 ranks, but the job has 4"));
+}
+
+TEST_CASE("certify: the model phase trains the job's layout under --local-ranks 4") {
+  TempDir dir;
+  auto r = run_hnprecheck(
+      args({"--local-ranks", "4", "--only", "model", "--layout", "tp=2,dp=2", "--steps", "3",
+            "--certificate", dir.path() + "/c.json", "--json", dir.path() + "/r.json"}),
+      180);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto c = certificate(dir.path() + "/c.json");
+  for (const auto& p : c.phases)
+    if (p.name == "model") CHECK(p.status == hn::reports::Status::kPass);
+  const json report = json::parse(hn::test::read_file(dir.path() + "/r.json"));
+  std::set<std::string> passed;
+  for (const auto& f : report["findings"])
+    if (f["status"] == "PASS") passed.insert(f["code"].get<std::string>());
+  for (const char* code : {"MODEL-LAYOUT", "MODEL-LOSS", "MODEL-EQUIVALENCE", "MODEL-OPS"})
+    CHECK(passed.count(code));
+  CHECK_THAT(r.out, Catch::Contains("tp=2,pp=1,dp=2"));
+  CHECK_THAT(r.out, Catch::Contains("over 3 steps"));
+  int figures = 0;
+  for (const auto& m : c.metrics) figures += m.phase == "model";
+  CHECK(figures > 0);
+}
+
+TEST_CASE("certify: a layout the model cannot be split by is exit 2 naming the numbers") {
+  auto r = run_hnprecheck(args({"--local-ranks", "4", "--layout", "pp=4"}), 120);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("model.size.layers: 2 is not divisible by pp=4"));
+  auto s = run_hnprecheck(args({"--steps", "0"}), 60);
+  CHECK(s.exit_code == 2);
+  CHECK_THAT(s.err, Catch::Contains("--steps"));
 }
 
 TEST_CASE("certify: --timeout bounds the run - what could not run is ERROR, exit 3") {

@@ -82,7 +82,7 @@ TEST_CASE("translate cli: needs-review fails the gate, --out - keeps stdout for 
   CHECK(r.exit_code == 2);
 }
 
-TEST_CASE("translate cli: unreadable input is exit 2; a bad value is a finding on its variable") {
+TEST_CASE("translate cli: unreadable input is exit 2, a bad value is a finding on its variable") {
   TempDir dir;
   struct Case {
     std::string text;

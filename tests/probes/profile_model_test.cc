@@ -116,3 +116,26 @@ TEST_CASE("profile model section: bad values name file, line and field") {
     }
   }
 }
+
+TEST_CASE("profile model section: group planes name declared planes") {
+  auto p = parse_profile(R"(version: 1
+planes:
+  - {name: hccs, type: parameter, subnet: 10.1.0.0/24}
+  - {name: roce, type: parameter, subnet: 10.2.0.0/24}
+model:
+  planes: {tp: hccs, dp: roce}
+)",
+                         "p.yaml");
+  CHECK(p.model->group_planes ==
+        std::map<std::string, std::string>{{"tp", "hccs"}, {"dp", "roce"}});
+  try {
+    parse_profile("version: 1\nmodel:\n  planes: {tp: nowhere}\n", "p.yaml");
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK(e.line() == 3);
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("model.planes.tp: plane 'nowhere' is not declared under planes"));
+  }
+  CHECK_THROWS_WITH(parse_profile("version: 1\nmodel:\n  planes: {mp: x}\n", "p.yaml"),
+                    Catch::Contains("unknown key 'mp'"));
+}

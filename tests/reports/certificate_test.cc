@@ -36,8 +36,9 @@ Certificate sample() {
   nan.labels["op"] = "alltoall";
   nan.value = std::nan("");
   c.metrics.push_back(nan);
-  Finding f = make_finding("COMM-LINK-SLOW", Status::kPass, "plane param",
-                           {{"plane", "param"}, {"links", "6"}, {"fraction", "0.5"}, {"median", "2"}});
+  Finding f =
+      make_finding("COMM-LINK-SLOW", Status::kPass, "plane param",
+                   {{"plane", "param"}, {"links", "6"}, {"fraction", "0.5"}, {"median", "2"}});
   f.host = "gpu01";
   c.findings = {f};
   return c;

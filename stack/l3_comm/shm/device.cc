@@ -84,22 +84,28 @@ class ShmDevice : public Device {
 
   int own_fd() const { return fd_.get(); }
 
-  void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers,
-            Clock::time_point deadline) override {
-    auto ready = [&] {
-      if (aborted_.load(std::memory_order_acquire)) return true;
-      for (Pair* p : senders)
-        if (static_cast<ShmPair*>(p)->can_send()) return true;
-      for (Pair* p : receivers)
-        if (static_cast<ShmPair*>(p)->can_recv()) return true;
-      return false;
-    };
-    // The common case (the peer is a few hundred ns behind on another core)
-    // never reads the clock; oversubscribed ranks skip this and yield.
+  bool ready(std::span<Pair* const> senders, std::span<Pair* const> receivers) const {
+    if (aborted_.load(std::memory_order_acquire)) return true;
+    for (Pair* p : senders)
+      if (static_cast<ShmPair*>(p)->can_send()) return true;
+    for (Pair* p : receivers)
+      if (static_cast<ShmPair*>(p)->can_recv()) return true;
+    return false;
+  }
+
+  // The common case (the peer is a few hundred ns behind on another core)
+  // never reads the clock; oversubscribed ranks skip this and yield.
+  bool spin(std::span<Pair* const> senders, std::span<Pair* const> receivers) override {
     for (int i = 0; i < policy_.pauses; ++i) {
-      if (ready()) return;
+      if (ready(senders, receivers)) return true;
       _mm_pause();
     }
+    return false;
+  }
+
+  void wait(std::span<Pair* const> senders, std::span<Pair* const> receivers,
+            Clock::time_point deadline) override {
+    auto ready = [&] { return this->ready(senders, receivers); };
     const auto spin_until = Clock::now() + policy_.spin;
     for (unsigned i = 0;; ++i) {
       if (ready()) return;

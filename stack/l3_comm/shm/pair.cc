@@ -8,6 +8,8 @@
 #include <climits>
 #include <cstring>
 
+#include "stack/l4_operator/reduce.h"
+
 namespace hn::stack::comm::shm {
 
 void ring_bell(Doorbell* d) {
@@ -34,20 +36,20 @@ ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell
 
 void ShmPair::realign() {
   const std::uint64_t round = ~static_cast<std::uint64_t>(mask_);  // cap is a power of two
+  const std::uint64_t after = realign_after(cap_);
   std::uint64_t head = out_->head.load(std::memory_order_relaxed);
-  std::uint64_t aligned = (head + mask_) & round;
-  if (aligned != head) out_->head.store(aligned, std::memory_order_release);
+  if ((head & mask_) > after) out_->head.store((head + mask_) & round, std::memory_order_release);
   std::uint64_t tail = in_->tail.load(std::memory_order_relaxed);
-  aligned = (tail + mask_) & round;
-  if (aligned != tail) {
-    in_->tail.store(aligned, std::memory_order_release);
+  if ((tail & mask_) > after) {
+    in_->tail.store((tail + mask_) & round, std::memory_order_release);
     ring_bell(peer_bell_);  // the peer may wait for the space we just skipped
   }
 }
 
 bool ShmPair::can_send() const {
-  return out_->head.load(std::memory_order_relaxed) - out_->tail.load(std::memory_order_acquire) <
-         cap_;
+  const std::uint64_t tail = out_->tail.load(std::memory_order_acquire);
+  tail_seen_ = tail;
+  return out_->head.load(std::memory_order_relaxed) - tail < cap_;
 }
 
 bool ShmPair::can_recv() const {
@@ -60,17 +62,24 @@ std::size_t ShmPair::try_send(const std::byte* data, std::size_t n) {
   std::size_t sent = 0;
   std::uint64_t head = out_->head.load(std::memory_order_relaxed);
   while (sent < n) {
-    std::uint64_t tail = out_->tail.load(std::memory_order_acquire);
-    // head may run up to a ring ahead of a consumer that has not realigned yet.
-    std::size_t used = static_cast<std::size_t>(head - tail);
-    std::size_t space = used >= cap_ ? 0 : cap_ - used;
-    std::size_t len = std::min({n - sent, space, piece_});
+    // The consumer's tail is read again only when the last one seen does not
+    // leave room: it lives on a line the consumer writes, so each read may
+    // cost a transfer. head may run up to a ring ahead of a consumer that has
+    // not realigned yet.
+    std::size_t want = std::min(n - sent, piece_);
+    std::uint64_t used = head - tail_seen_;
+    if (used + want > cap_) {
+      tail_seen_ = out_->tail.load(std::memory_order_acquire);
+      used = head - tail_seen_;
+    }
+    std::size_t space = used >= cap_ ? 0 : cap_ - static_cast<std::size_t>(used);
+    std::size_t len = std::min(want, space);
     if (len == 0) break;
     std::size_t pos = static_cast<std::size_t>(head) & mask_;
     std::size_t first = std::min(len, cap_ - pos);
     std::byte* ring = ring_data(out_);
-    std::memcpy(ring + pos, data + sent, first);
-    if (first < len) std::memcpy(ring, data + sent + first, len - first);
+    op::copy_bytes(ring + pos, data + sent, first);
+    if (first < len) op::copy_bytes(ring, data + sent + first, len - first);
     head += len;
     sent += len;
     out_->head.store(head, std::memory_order_release);
@@ -107,7 +116,7 @@ std::size_t ShmPair::try_recv(std::size_t n, const RecvSink& sink) {
 
 std::size_t ShmPair::try_recv_into(std::byte* dst, std::size_t n) {
   return consume(n, [&](const std::byte* p, std::size_t len, std::size_t off) {
-    std::memcpy(dst + off, p, len);
+    op::copy_bytes(dst + off, p, len);
   });
 }
 

@@ -36,6 +36,7 @@ class ShmPair : public Pair {
   RingHeader* out_;
   Doorbell* peer_bell_;
   std::size_t cap_, mask_, piece_;
+  mutable std::uint64_t tail_seen_ = 0;  // the consumer's tail, as last read
 };
 
 }  // namespace hn::stack::comm::shm

@@ -136,7 +136,7 @@ TEST_CASE("shell: line continuations join lines, each value keeps its starting l
   CHECK(summary(exported("srun \\\n  --export=ALL \\\n  python x.py\nA=1\n")) == "A=1@4 ");
 }
 
-TEST_CASE("shell: comments are ignored; #SBATCH --export sets the batch job's environment") {
+TEST_CASE("shell: comments are ignored, #SBATCH --export sets the batch job's environment") {
   std::string text =
       "#!/bin/bash\n"
       "#SBATCH --export=ALL,NCCL_DEBUG=TRACE\n"

@@ -1,9 +1,9 @@
 #include "preflight/certify/host_agent.h"
 
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <thread>
-#include <unistd.h>
 
 using namespace hn::preflight::certify;
 using Clock = std::chrono::steady_clock;

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Runs the measurements of bench/compare.sh (which sets up the build and the
+network namespaces first, and calls this with their names).
+
+Two phases, so that every peer is compared at its best without flattering it
+by luck:
+  1. screen: one run of every peer setting (Open MPI: each
+     coll_tuned_allreduce_algorithm, CMA on/off, glibc malloc tunables on/off;
+     Gloo: each algorithm, async or busy-polled pairs, malloc tunables on/off)
+     per configuration;
+  2. measure: REPEATS interleaved rounds of ours, the memory-bandwidth bound
+     (shm) or iperf3 (tcp), each peer's default settings and its finalists
+     (the settings that were best at some size in phase 1). The best per size
+     is then the finalist with the highest median in phase 2, on fresh runs.
+Every run has a timeout; a failed run is recorded and reported, never fatal.
+Writes one JSON line per measured row to OUT/results.jsonl.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "build/bin/hnprecheck")
+BOUND = os.path.join(ROOT, "build/bin/membw_bound")
+PEERS = os.path.join(ROOT, "build/bench-peers")
+RUN_TIMEOUT = 600  # seconds per launch
+
+# One latency point, then 64 KiB .. 256 MiB by 4x; fewer iterations as sizes
+# grow so each group takes about the same time. MIN MAX FACTOR ITERS WARMUP.
+GROUPS = [(8, 8, 2, 2000, 200), (65536, 1048576, 4, 50, 5), (4194304, 16777216, 4, 10, 2),
+          (67108864, 268435456, 4, 3, 1)]
+if os.environ.get("COMPARE_QUICK"):  # a smoke test of the script: two sizes, few calls
+    GROUPS = [(8, 8, 2, 20, 2), (65536, 262144, 4, 5, 1)]
+PLAN = ",".join(":".join(str(x) for x in g) for g in GROUPS)
+BOUND_PLAN = [g for g in GROUPS if g[0] > 8]
+
+# The glibc tunables a peer may get: no fresh mmap (and its page faults) for
+# every large temporary, and no `rep movsb` in memcpy, which on this AMD VM
+# drops to ~3 GB/s when dst - src is 1-32 bytes past a multiple of 64 (as
+# between a malloc'd buffer and a 64-byte aligned fifo slot); see README.
+MALLOC_TUNED = ("glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295:"
+                "glibc.cpu.x86_rep_movsb_threshold=4611686018427387904")
+MPI_ALGS = {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",
+            5: "segmented_ring", 6: "rabenseifner"}
+GLOO_ALGS = ["allreduce_ring", "allreduce_bcube", "ring", "ring_chunked", "halving_doubling",
+             "bcube"]
+
+
+def mpi_settings(cfg):
+    out = [{"alg": 0, "cma": "cma", "malloc": "default"}]  # Open MPI's defaults come first
+    for alg in [0] + list(MPI_ALGS):
+        for cma in (["cma", "none"] if cfg != "tcp2" else ["cma"]):
+            for malloc in ("default", "tuned"):
+                s = {"alg": alg, "cma": cma, "malloc": malloc}
+                if s not in out:
+                    out.append(s)
+    return out
+
+
+def gloo_settings():
+    out = [{"algo": "allreduce_ring", "mode": "async", "malloc": "default"}]  # PyTorch's
+    for algo in GLOO_ALGS:
+        for mode in (["async"] if algo.startswith("allreduce_") else ["async", "busypoll"]):
+            for malloc in ("default", "tuned"):
+                s = {"algo": algo, "mode": mode, "malloc": malloc}
+                if s not in out:
+                    out.append(s)
+    return out
+
+
+def label(tool, s):
+    if tool == "mpi":
+        alg = "auto" if s["alg"] == 0 else f'{MPI_ALGS[s["alg"]]}({s["alg"]})'
+        return f'allreduce_algorithm={alg} single_copy={s["cma"]} glibc={s["malloc"]}'
+    if tool == "gloo":
+        return f'{s["algo"]} {s["mode"]} glibc={s["malloc"]}'
+    return ""
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+class Runner:
+    def __init__(self, args):
+        self.a = args
+        self.out = open(os.path.join(args.out, "results.jsonl"), "a")
+        self.cpus = sorted(os.sched_getaffinity(0))
+
+    def record(self, **row):
+        self.out.write(json.dumps(row) + "\n")
+        self.out.flush()
+
+    def run(self, cmd, env=None, timeout=RUN_TIMEOUT):
+        """stdout of cmd, or None (the failure is logged)."""
+        e = dict(os.environ)
+        e.update(env or {})
+        try:
+            p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            print(f"compare: timed out after {timeout} s: {' '.join(cmd[:6])} ...", file=sys.stderr)
+            return None
+        if p.returncode != 0:
+            print(f"compare: exit {p.returncode}: {' '.join(cmd[:6])} ...: {p.stderr.strip()[-300:]}",
+                  file=sys.stderr)
+            return None
+        return p.stdout
+
+    def rows(self, text, phase, cfg, tool, settings, rep):
+        n = 0
+        for line in (text or "").splitlines():
+            f = line.split()
+            if len(f) != 4:
+                continue
+            size, t, bw, wrong = int(f[0]), float(f[1]), float(f[2]), int(float(f[3]))
+            self.record(phase=phase, cfg=cfg, tool=tool, settings=settings, rep=rep, size=size,
+                        time_us=t, busbw=bw, wrong=wrong)
+            n += 1
+        return n
+
+    # --- the tools ---------------------------------------------------------
+    def ours(self, cfg, phase, rep):
+        lines = []
+        for (lo, hi, f, iters, warm) in GROUPS:
+            json_path = os.path.join(self.a.out, f"ours-{cfg}.json")
+            args = ["bench", "--op", "allreduce", "-b", str(lo), "-e", str(hi), "-f", str(f),
+                    "--iters", str(iters), "--warmup", str(warm), "--json", json_path]
+            if cfg in ("shm2", "shm4"):
+                ok = self.run([BIN] + args + ["--local-ranks", cfg[-1], "--transport", "shm"])
+            else:
+                ok = self.tcp_pair(
+                    lambda r: ["env", f"RANK={r}", "WORLD_SIZE=2", "MASTER_ADDR=10.77.0.1",
+                               f"MASTER_PORT={self.port}", "HN_JOB_ID=cmp", "taskset", "-c",
+                               str(self.cpus[r % len(self.cpus)]), BIN] + args +
+                              ["--transport", "tcp"])
+            if ok is None:
+                continue
+            for r in json.load(open(json_path))["rows"]:
+                lines.append(f'{r["size"]} {r["time_us"]} {r["busbw_gbps"]} {r["wrong"]}')
+        self.rows("\n".join(lines), phase, cfg, "ours", "", rep)
+
+    def bound(self, cfg, phase, rep):
+        lines = []
+        for (lo, hi, f, iters, warm) in BOUND_PLAN:
+            out = self.run([BOUND, "--ranks", cfg[-1], "-b", str(lo), "-e", str(hi), "-f", str(f),
+                            "--iters", str(iters), "--warmup", str(warm)])
+            for line in (out or "").splitlines():
+                if line.startswith("#") or "size" in line:
+                    continue
+                f4 = line.split()
+                if len(f4) == 4:
+                    lines.append(line)
+        self.rows("\n".join(lines), phase, cfg, "bound", "", rep)
+
+    def tcp_pair(self, argv_for_rank):
+        """Rank 1 in namespace B, rank 0 in namespace A; rank 0's stdout."""
+        self.port = 29600 + (os.getpid() + int(time.time() * 1000)) % 1000
+        e = dict(os.environ)
+        p1 = subprocess.Popen(["ip", "netns", "exec", self.a.ns_b] + argv_for_rank(1), env=e,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        out = self.run(["ip", "netns", "exec", self.a.ns_a] + argv_for_rank(0))
+        try:
+            p1.wait(timeout=RUN_TIMEOUT if out is not None else 10)
+        except subprocess.TimeoutExpired:
+            p1.kill()
+            p1.wait()
+        return out
+
+    def mpi(self, cfg, s, phase, rep):
+        env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+               "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+        mca = []
+        if s["alg"]:
+            mca += ["--mca", "coll_tuned_use_dynamic_rules", "1",
+                    "--mca", "coll_tuned_allreduce_algorithm", str(s["alg"])]
+        if s["malloc"] == "tuned":
+            env["GLIBC_TUNABLES"] = MALLOC_TUNED
+            mca += ["-x", "GLIBC_TUNABLES"]
+        drv = os.path.join(PEERS, "mpi_allreduce")
+        if cfg in ("shm2", "shm4"):
+            mca += ["--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism",
+                    s["cma"]]
+            cmd = ["mpirun", "-np", cfg[-1]] + mca + [drv, PLAN]
+        else:
+            # mpirun runs in namespace A; its PMIx server must listen on the
+            # veth (not loopback) so the rank in namespace B can reach it.
+            env.update({"PMIX_MCA_ptl_tcp_if_include": "hnva",
+                        "PMIX_MCA_ptl_tcp_remote_connections": "1"})
+            cmd = (["ip", "netns", "exec", self.a.ns_a, "mpirun", "--mca", "btl", "self,tcp",
+                    "--mca", "btl_tcp_if_include", "10.77.0.0/24", "--mca", "oob_tcp_if_include",
+                    "hnva"] + mca + ["-np", "1", drv, PLAN, ":", "-np", "1", "ip", "netns", "exec",
+                                     self.a.ns_b, drv, PLAN])
+        self.rows(self.run(cmd, env), phase, cfg, "mpi", label("mpi", s), rep)
+
+    def gloo(self, cfg, s, phase, rep):
+        env = {"GLIBC_TUNABLES": MALLOC_TUNED} if s["malloc"] == "tuned" else {}
+        drv = os.path.join(PEERS, "gloo_allreduce")
+        store = tempfile.mkdtemp(prefix="hn-gloo-")
+        try:
+            if cfg in ("shm2", "shm4"):
+                n = int(cfg[-1])
+                procs = []
+                for r in range(n - 1, 0, -1):
+                    # Pinned like ours: rank r on the r-th CPU when there are enough.
+                    pin = ["taskset", "-c", str(self.cpus[r])] if n <= len(self.cpus) else []
+                    e = dict(os.environ, GLOO_RANK=str(r), GLOO_SIZE=str(n), **env)
+                    procs.append(subprocess.Popen(pin + [drv, PLAN, store, "127.0.0.1", s["algo"], s["mode"]],
+                                                  env=e, stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.DEVNULL))
+                pin = ["taskset", "-c", str(self.cpus[0])] if n <= len(self.cpus) else []
+                out = self.run(pin + [drv, PLAN, store, "127.0.0.1", s["algo"], s["mode"]],
+                               dict(env, GLOO_RANK="0", GLOO_SIZE=str(n)))
+                for p in procs:
+                    try:
+                        p.wait(timeout=RUN_TIMEOUT if out is not None else 10)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+                        p.wait()
+            else:
+                out = self.tcp_pair(
+                    lambda r: ["env", f"GLOO_RANK={r}", "GLOO_SIZE=2"] +
+                              [f"{k}={v}" for k, v in env.items()] +
+                              ["taskset", "-c", str(self.cpus[r % len(self.cpus)]), drv, PLAN,
+                               store, f"10.77.0.{r + 1}", s["algo"], s["mode"]])
+        finally:
+            shutil.rmtree(store, ignore_errors=True)
+        self.rows(out, phase, cfg, "gloo", label("gloo", s), rep)
+
+    def iperf(self, rep):
+        res = {}
+        for mode in ("uni", "bidir"):
+            server = subprocess.Popen(["ip", "netns", "exec", self.a.ns_a, "iperf3", "-s", "-1",
+                                       "-B", "10.77.0.1", "-p", "5201"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.3)
+            out = self.run(["ip", "netns", "exec", self.a.ns_b, "iperf3", "-c", "10.77.0.1", "-p",
+                            "5201", "-t", "3", "-J"] + (["--bidir"] if mode == "bidir" else []),
+                           timeout=30)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            if out is None:
+                continue
+            end = json.loads(out)["end"]
+            bps = end["sum_received"]["bits_per_second"]
+            if mode == "bidir":
+                bps = (bps + end["sum_received_bidir_reverse"]["bits_per_second"]) / 2
+            res[mode] = bps / 8e9
+        for mode, gbps in res.items():
+            self.record(phase="measure", cfg="tcp2", tool="iperf3" if mode == "uni" else "iperf3-bidir",
+                        settings="", rep=rep, size=0, time_us=0, busbw=gbps, wrong=0)
+
+
+def screen_best(path, cfg, tool):
+    """Per size, the setting with the highest busbw (lowest time at 8 B) in the screen."""
+    best = {}
+    for line in open(path):
+        r = json.loads(line)
+        if r["phase"] != "screen" or r["cfg"] != cfg or r["tool"] != tool or r["wrong"]:
+            continue
+        key = -r["time_us"] if r["size"] <= 8 else r["busbw"]
+        if r["size"] not in best or key > best[r["size"]][0]:
+            best[r["size"]] = (key, r["settings"])
+    return {s for _, s in best.values()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ns-a", required=True)
+    ap.add_argument("--ns-b", required=True)
+    ap.add_argument("--configs", default="shm2,shm4,tcp2")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    results = os.path.join(a.out, "results.jsonl")
+    if os.path.exists(results):
+        os.remove(results)
+    r = Runner(a)
+    cfgs = a.configs.split(",")
+    start = time.time()
+
+    def mark(what):
+        r.record(phase="mark", what=what, load=loadavg(), elapsed_s=round(time.time() - start, 1))
+        print(f"compare: {what} after {time.time() - start:.0f} s (load average {loadavg()})",
+              file=sys.stderr)
+
+    mark("start")
+    mpi = {c: mpi_settings(c) for c in cfgs}
+    gloo = {c: gloo_settings() for c in cfgs}
+    if os.environ.get("COMPARE_QUICK"):
+        mpi = {c: v[:3] for c, v in mpi.items()}
+        gloo = {c: v[:3] for c, v in gloo.items()}
+    for cfg in cfgs:
+        for s in mpi[cfg]:
+            r.mpi(cfg, s, "screen", 0)
+        for s in gloo[cfg]:
+            r.gloo(cfg, s, "screen", 0)
+        mark(f"screen {cfg}")
+    finalists = {}
+    for cfg in cfgs:
+        for tool, settings in (("mpi", mpi[cfg]), ("gloo", gloo[cfg])):
+            best = screen_best(results, cfg, tool)
+            finalists[(cfg, tool)] = [s for i, s in enumerate(settings)
+                                      if i == 0 or label(tool, s) in best]
+            print(f"compare: {cfg} {tool} finalists: " +
+                  "; ".join(label(tool, s) for s in finalists[(cfg, tool)]), file=sys.stderr)
+    for rep in range(1, a.repeats + 1):
+        for cfg in cfgs:
+            r.ours(cfg, "measure", rep)
+            if cfg != "tcp2":
+                r.bound(cfg, "measure", rep)
+            for s in finalists[(cfg, "mpi")]:
+                r.mpi(cfg, s, "measure", rep)
+            for s in finalists[(cfg, "gloo")]:
+                r.gloo(cfg, s, "measure", rep)
+            if cfg == "tcp2":
+                r.iperf(rep)
+        mark(f"repeat {rep} of {a.repeats}")
+    mark("end")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,272 @@
+// The memory-bandwidth bound of an allreduce between processes on this host:
+// what N processes placed and pinned like `hnprecheck bench --local-ranks N`
+// reach when every rank reads the others' buffers directly (no copy through
+// a ring, no protocol): rank r sums block r of every rank's input into its
+// own output (the same L4 kernel the collectives call), then copies the other
+// blocks from the ranks that reduced them. Inputs and outputs live in one
+// shared memfd mapping; a block is copied piece by piece as soon as its owner
+// has reduced that piece (a release/acquire counter per rank), and one barrier
+// ends each iteration. Like `bench`, iterations alternate between two input
+// buffers. busbw = size x 2(N-1)/N / time, as `bench` reports it, so
+// `bench/compare.sh` prints ours as a fraction of this.
+//
+//   membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] [--iters N] [--warmup N]
+//               [--piece KIB] [--json PATH]
+// --piece (default 16): the granularity of the pipelining (1 KiB .. any).
+//
+// Sizes are per-rank buffer bytes of f32, like bench's allreduce sizes. The
+// result is checked once per size (untimed) so the bound never comes from a
+// probe that skipped work. Prints a table; --json writes the rows.
+#include <immintrin.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "stack/l4_operator/reduce.h"
+#include "stack/l5_sched/local_launcher.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace op = hn::stack::op;
+
+struct Args {
+  int ranks = 2;
+  std::size_t min_bytes = 64 << 10, max_bytes = 256u << 20;
+  double factor = 4;
+  int iters = 20, warmup = 5;
+  std::size_t piece = 16 << 10;
+  std::string json;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "membw_bound: %s\nusage: membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] "
+               "[--iters N] [--warmup N] [--piece KIB] [--json PATH]\n",
+               why);
+  std::exit(2);
+}
+
+std::size_t parse_size(const char* s) {
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  std::size_t mult = 1;
+  if (*end == 'K' || *end == 'k')
+    mult = 1 << 10, ++end;
+  else if (*end == 'M' || *end == 'm')
+    mult = 1 << 20, ++end;
+  else if (*end == 'G' || *end == 'g')
+    mult = 1u << 30, ++end;
+  if (*end || !(v > 0)) usage("bad size");
+  return static_cast<std::size_t>(v * static_cast<double>(mult));
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (i + 1 >= argc) usage(("missing value for " + k).c_str());
+    const char* v = argv[++i];
+    if (k == "--ranks")
+      a.ranks = std::atoi(v);
+    else if (k == "-b")
+      a.min_bytes = parse_size(v);
+    else if (k == "-e")
+      a.max_bytes = parse_size(v);
+    else if (k == "-f")
+      a.factor = std::atof(v);
+    else if (k == "--iters")
+      a.iters = std::atoi(v);
+    else if (k == "--warmup")
+      a.warmup = std::atoi(v);
+    else if (k == "--json")
+      a.json = v;
+    else
+      usage(("unknown option " + k).c_str());
+  }
+  if (a.ranks < 1 || a.ranks > 64 || a.iters < 1 || a.warmup < 0 || !(a.factor > 1) ||
+      a.min_bytes > a.max_bytes || a.piece < 1024)
+    usage("bad value");
+  return a;
+}
+
+// Control block at the front of the shared mapping, one cache line per field.
+struct alignas(64) Line {
+  std::atomic<std::uint64_t> v{0};
+};
+struct Control {
+  Line arrived, generation;
+  Line reduced[64];  // per rank: pieces reduced so far (running count)
+  Line time_ns[64];  // per rank: the timed loop's duration
+};
+
+class Probe {
+ public:
+  Probe(Control* ctl, std::byte* data, int n, int r, std::size_t bytes, std::size_t piece,
+        bool oversubscribed)
+      : ctl_(ctl), data_(data), n_(n), r_(r), bytes_(bytes), yield_(oversubscribed) {
+    const std::size_t count = bytes / sizeof(float);
+    for (int b = 0; b < n; ++b) {
+      off_.push_back(count / n * b + std::min<std::size_t>(b, count % n));
+      len_.push_back(count / n + (static_cast<std::size_t>(b) < count % n ? 1 : 0));
+    }
+    // 16 KiB pieces by default: the N-way sum of a piece stays in L1, the
+    // copies follow the reductions closely, and one atomic per piece costs
+    // nothing.
+    pieces_ = std::max<std::size_t>(1, len_[0] * sizeof(float) / piece);
+    ctl_->reduced[r_].v.store(0, std::memory_order_relaxed);  // read only after the next barrier
+  }
+
+  float* in(int rank) const { return reinterpret_cast<float*>(data_ + 2 * bytes_ * rank); }
+  float* out(int rank) const {
+    return reinterpret_cast<float*>(data_ + 2 * bytes_ * rank + bytes_);
+  }
+
+  void fill() {
+    const std::size_t count = bytes_ / sizeof(float);
+    for (std::size_t i = 0; i < count; ++i) in(r_)[i] = static_cast<float>((r_ + 1) * (i % 64));
+  }
+
+  std::size_t wrong() const {
+    const std::size_t count = bytes_ / sizeof(float);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < count; ++i)
+      bad += out(r_)[i] != static_cast<float>(n_ * (n_ + 1) / 2 * (i % 64));
+    return bad;
+  }
+
+  void iteration() {
+    // Reduce our block of every rank's input, piece by piece, publishing each.
+    for (std::size_t p = 0; p < pieces_; ++p) {
+      std::size_t o, l;
+      piece(r_, p, o, l);
+      float* dst = out(r_) + o;
+      op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, in(0) + o, in(n_ > 1 ? 1 : 0) + o, l);
+      if (n_ == 1) std::memcpy(dst, in(0) + o, l * sizeof(float));
+      for (int j = 2; j < n_; ++j)
+        op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, dst, in(j) + o, l);
+      ctl_->reduced[r_].v.fetch_add(1, std::memory_order_release);
+    }
+    ++iter_;
+    // Copy the other blocks as their owners publish them.
+    for (int k = 1; k < n_; ++k) {
+      const int j = (r_ + k) % n_;
+      for (std::size_t p = 0; p < pieces_; ++p) {
+        const std::uint64_t want = (iter_ - 1) * pieces_ + p + 1;
+        while (ctl_->reduced[j].v.load(std::memory_order_acquire) < want) relax();
+        std::size_t o, l;
+        piece(j, p, o, l);
+        std::memcpy(out(r_) + o, out(j) + o, l * sizeof(float));
+      }
+    }
+    barrier();
+  }
+
+  void barrier() {
+    const std::uint64_t gen = ctl_->generation.v.load(std::memory_order_acquire);
+    if (ctl_->arrived.v.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<unsigned>(n_)) {
+      ctl_->arrived.v.store(0, std::memory_order_relaxed);
+      ctl_->generation.v.store(gen + 1, std::memory_order_release);
+      return;
+    }
+    while (ctl_->generation.v.load(std::memory_order_acquire) == gen) relax();
+  }
+
+ private:
+  void relax() const {
+    if (yield_)
+      sched_yield();
+    else
+      _mm_pause();
+  }
+  void piece(int block, std::size_t p, std::size_t& off, std::size_t& len) const {
+    const std::size_t l = len_[block];
+    const std::size_t a = l * p / pieces_, b = l * (p + 1) / pieces_;
+    off = off_[block] + a;
+    len = b - a;
+  }
+
+  Control* ctl_;
+  std::byte* data_;
+  int n_, r_;
+  std::size_t bytes_;
+  bool yield_;
+  std::vector<std::size_t> off_, len_;
+  std::size_t pieces_ = 1;
+  std::uint64_t iter_ = 0;
+};
+
+std::vector<std::size_t> sizes(const Args& a) {
+  std::vector<std::size_t> out;
+  for (double s = static_cast<double>(a.min_bytes); s <= static_cast<double>(a.max_bytes) + 0.5;
+       s *= a.factor)
+    out.push_back(static_cast<std::size_t>(s) / sizeof(float) * sizeof(float));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  const std::size_t max = sizes(a).back();
+  const std::size_t ctl_bytes = (sizeof(Control) + 4095) / 4096 * 4096;
+  const std::size_t total = ctl_bytes + 3 * max * static_cast<std::size_t>(a.ranks);
+  void* map = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) {
+    std::perror("membw_bound: mmap");
+    return 3;
+  }
+  auto* ctl = new (map) Control();
+  auto* data = static_cast<std::byte*>(map) + ctl_bytes;
+  const bool oversubscribed = a.ranks > sysconf(_SC_NPROCESSORS_ONLN);
+
+  hn::stack::sched::LaunchOptions lo;
+  lo.ranks = a.ranks;
+  auto res = hn::stack::sched::launch_local(lo, [&](int r) {
+    nlohmann::json rows = nlohmann::json::array();
+    if (r == 0)
+      std::printf("# membw_bound: %d rank(s)%s, f32 sum, iters %d, warmup %d\n%12s %12s %10s %8s\n",
+                  a.ranks, oversubscribed ? " (more ranks than CPUs: yielding waits)" : "", a.iters,
+                  a.warmup, "size(B)", "time(us)", "busbw", "#wrong");
+    for (std::size_t bytes : sizes(a)) {
+      Probe p(ctl, data, a.ranks, r, bytes, a.piece, oversubscribed);
+      p.fill();
+      p.barrier();
+      for (int i = 0; i < a.warmup; ++i) p.iteration();
+      const auto t0 = Clock::now();
+      for (int i = 0; i < a.iters; ++i) p.iteration();
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
+      ctl->time_ns[r].v.store(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
+      const std::size_t bad = p.wrong();
+      p.barrier();
+      std::uint64_t worst = 0;
+      for (int j = 0; j < a.ranks; ++j) worst = std::max(worst, ctl->time_ns[j].v.load());
+      const double us = static_cast<double>(worst) / 1e3 / a.iters;
+      const double busbw = static_cast<double>(bytes) / (us * 1e3) * 2.0 * (a.ranks - 1) / a.ranks;
+      if (r == 0) {
+        std::printf("%12zu %12.2f %10.3f %8zu\n", bytes, us, busbw, bad);
+        std::fflush(stdout);
+        rows.push_back({{"size", bytes}, {"time_us", us}, {"busbw_gbps", busbw}, {"wrong", bad}});
+      }
+      p.barrier();  // nobody refills before rank 0 has read every time
+      if (bad) return 1;
+    }
+    if (r == 0 && !a.json.empty()) {
+      std::ofstream(a.json)
+          << nlohmann::json{{"ranks", a.ranks}, {"iters", a.iters}, {"rows", rows}}.dump(2) << "\n";
+    }
+    return 0;
+  });
+  return res.exit_code;
+}
