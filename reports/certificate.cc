@@ -189,6 +189,22 @@ Certificate read(const json& doc) {
 
 }  // namespace
 
+int outcome_weight(Status s) {
+  switch (s) {
+    case Status::kFail:
+      return 4;
+    case Status::kError:
+      return 3;
+    case Status::kWarn:
+      return 2;
+    case Status::kPass:
+      return 1;
+    case Status::kSkip:
+      return 0;
+  }
+  return 0;
+}
+
 std::string_view to_string(Verdict v) {
   switch (v) {
     case Verdict::kCertified:

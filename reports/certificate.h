@@ -23,6 +23,11 @@ inline constexpr const char* kCertificateSchemaName = "hnprecheck.certificate";
 inline constexpr int kCertificateSchemaVersion = 1;
 
 enum class Verdict { kCertified, kNotCertified, kIncomplete };
+// The status a group of findings shows (a phase, a host's layer): FAIL 4,
+// ERROR 3, WARN 2, PASS 1, SKIP 0, higher wins; a failed check outranks one
+// that could not run, as in exit_code_for().
+int outcome_weight(Status s);
+
 std::string_view to_string(Verdict v);  // "certified", "not_certified", "incomplete"
 // Throws std::invalid_argument naming the text.
 Verdict verdict_from_string(std::string_view s);

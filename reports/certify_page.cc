@@ -44,22 +44,6 @@ std::string bytes_text(double v) {
   return fmt("%.0f B", v);
 }
 
-int severity(Status s) {
-  switch (s) {
-    case Status::kFail:
-      return 4;
-    case Status::kError:
-      return 3;
-    case Status::kWarn:
-      return 2;
-    case Status::kPass:
-      return 1;
-    case Status::kSkip:
-      return 0;
-  }
-  return 0;
-}
-
 // plane -> op -> bytes -> busbw
 using Busbw = std::map<std::string, std::map<std::string, std::map<double, double>>>;
 Busbw busbw_by_size(const Certificate& c) {
@@ -122,7 +106,7 @@ void host_layer_table(std::ostringstream& os, const Certificate& c) {
     const std::string host = f.host.empty() ? "(cluster)" : f.host;
     layers.insert(f.layer);
     auto [it, fresh] = worst[host].emplace(f.layer, f.status);
-    if (!fresh && severity(f.status) > severity(it->second)) it->second = f.status;
+    if (!fresh && outcome_weight(f.status) > outcome_weight(it->second)) it->second = f.status;
   }
   if (worst.empty()) return;
   os << "<h2>Hosts and layers (worst status)</h2>\n<table>\n<tr><th>host</th>";

@@ -45,22 +45,6 @@ std::string seconds_text(double ms) {
   return b;
 }
 
-int severity(Status s) {
-  switch (s) {
-    case Status::kFail:
-      return 4;
-    case Status::kError:
-      return 3;
-    case Status::kWarn:
-      return 2;
-    case Status::kPass:
-      return 1;
-    case Status::kSkip:
-      return 0;
-  }
-  return 0;
-}
-
 std::vector<std::string> layer_names(const std::vector<reports::Layer>& layers) {
   std::vector<std::string> out;
   for (auto l : layers) out.emplace_back(reports::to_string(l));
@@ -271,8 +255,8 @@ class CoordinatorRun {
     log_("phase " + p.name + " done in " + seconds_text(ms_since(t0)) + " s");
     int worst = -1;
     for (const auto& f : found)
-      if (severity(f.status) > worst) {
-        worst = severity(f.status);
+      if (reports::outcome_weight(f.status) > worst) {
+        worst = reports::outcome_weight(f.status);
         rec.status = f.status;
       }
     if (worst < 0) rec.status = Status::kSkip;
