@@ -120,6 +120,7 @@ const EnvEntry* EnvFile::find(const std::string& key) const {
 }
 
 EnvFile parse_env_text(const std::string& text, const std::string& source_name) {
+  reject_nul_bytes(text, source_name);
   EnvFile file;
   file.source = source_name;
   size_t start = 0;

@@ -6,6 +6,7 @@
 
 #include "compat/input_error.h"
 #include "compat/op_matrix.h"
+#include "compat/text_file.h"
 #include "compat/yaml_input.h"
 
 namespace hn::compat {
@@ -111,6 +112,7 @@ OpInventory read_op_list_yaml(const std::string& text, const std::string& file) 
 }
 
 OpInventory read_op_list_text(const std::string& text, const std::string& file) {
+  reject_nul_bytes(text, file);
   OpInventory inv = make_inventory(file);
   std::istringstream in(text);
   std::string raw;

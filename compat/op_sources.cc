@@ -88,6 +88,15 @@ OpInventory read_op_source(const std::string& path, SourceFormat format) {
   std::string bytes = read_text_file(path, kMaxModelBytes);
   if (gzipped(bytes)) bytes = gunzip(bytes, path);
   if (format == SourceFormat::kAuto) format = sniff(path, bytes);
+  // Only models and traces may be as large as kMaxModelBytes; an op list is
+  // hand-written and held to the limit of every other input.
+  if ((format == SourceFormat::kOpListYaml || format == SourceFormat::kOpListText ||
+       format == SourceFormat::kAuto) &&
+      bytes.size() > kMaxInputBytes)
+    throw InputError(path, 0, 0, "",
+                     "file too large for an op list (" + std::to_string(bytes.size()) +
+                         " bytes; the limit is 64 MiB; only ONNX models and traces may reach "
+                         "2047 MiB)");
   switch (format) {
     case SourceFormat::kOnnx:
       return read_onnx_bytes(bytes, path);

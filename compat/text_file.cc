@@ -98,4 +98,18 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
   return out;
 }
 
+void reject_nul_bytes(std::string_view text, const std::string& source) {
+  const std::size_t at = text.find('\0');
+  if (at == std::string_view::npos) return;
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < at; ++i)
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  throw InputError(source, line, static_cast<int>(at - line_start) + 1, "",
+                   "a NUL byte (\\x00): a text input cannot hold one (is this a binary file?)");
+}
+
 }  // namespace hn::compat

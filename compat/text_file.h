@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace hn::compat {
 
@@ -24,5 +25,12 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;  // 64 MiB
 inline constexpr std::size_t kMaxModelBytes = std::size_t{2047} << 20;  // 2047 MiB
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+
+// Throws InputError naming the line and column of the first NUL byte. No text
+// input (profile, snapshot, env file, script, manifest, rule table, op list)
+// can hold one: an environment value cannot (execve's strings end at NUL),
+// YAML, JSON and TOML forbid it, and C strings would silently stop there.
+// Every text reader calls it at its entry point, so they agree.
+void reject_nul_bytes(std::string_view text, const std::string& source);
 
 }  // namespace hn::compat

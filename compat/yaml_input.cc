@@ -5,67 +5,169 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <istream>
 #include <map>
-#include <sstream>
+#include <streambuf>
 
+#include "compat/input_guard.h"
+#include "compat/printable.h"
 #include "compat/text_file.h"
 
 namespace hn::compat {
 
 namespace {
 
-InputError parse_error(const YAML::Exception& e, const std::string& source_name) {
-  const bool parser = dynamic_cast<const YAML::ParserException*>(&e) != nullptr;
-  return InputError(source_name, e.mark.line + 1, e.mark.column + 1, "",
-                    parser ? "malformed YAML: " + e.msg : e.msg);
+// yaml-cpp keeps roughly 300 to 500 bytes per node (measured on 0.7: 1M list
+// items take 515 MB), so the node count, not the file size, bounds memory.
+// The largest real input, a snapshot of a node with thousands of routes,
+// holds well under 100,000 nodes.
+constexpr std::size_t kMaxNodes = 500'000;
+// What aliases may add on top of the nodes written out: every reader that
+// walks the tree visits an aliased subtree once per alias ("billion laughs":
+// 470 bytes that expand to 10^9 nodes).
+constexpr std::size_t kMaxAliasNodes = 1'000'000;
+constexpr std::size_t kMaxAliasBytes = kMaxInputBytes;
+
+// The text at a parser mark, for "what is wrong": up to 40 bytes of the line,
+// made printable.
+std::string excerpt_at(const std::string& text, const YAML::Mark& mark) {
+  if (mark.is_null() || mark.pos < 0 || static_cast<std::size_t>(mark.pos) >= text.size())
+    return "";
+  std::size_t from = static_cast<std::size_t>(mark.pos);
+  std::size_t to = text.find('\n', from);
+  to = std::min(to == std::string::npos ? text.size() : to, from + 40);
+  return printable(std::string_view(text).substr(from, to - from), 40);
 }
 
-// Walks the parser's events (no node is built, and an alias is one event, so
-// anchors cannot make this walk explode) and throws on the second occurrence
-// of a key in one map. yaml-cpp keeps both pairs and every lookup returns the
-// first, so `min_memory_gib: 1` followed by `min_memory_gib: 100000` would
-// silently mean 1.
-class DuplicateKeyCheck final : public YAML::EventHandler {
+InputError parse_error(const YAML::Exception& e, const std::string& text,
+                       const std::string& source_name) {
+  const bool parser = dynamic_cast<const YAML::ParserException*>(&e) != nullptr;
+  std::string what = parser ? "malformed YAML: " + printable(e.msg) : printable(e.msg);
+  if (std::string near = excerpt_at(text, e.mark); !near.empty()) what += " (at '" + near + "')";
+  return InputError(source_name, e.mark.line + 1, e.mark.column + 1, "", what);
+}
+
+// Walks the parser's events before any node is built (an alias is one event,
+// so anchors cannot make this walk explode) and enforces what yaml-cpp does
+// not:
+//  * progress: yaml-cpp 0.7 reports an empty document forever after a stray
+//    ',' behind a top-level flow collection (`[a],`); each document must
+//    start past the previous one, so the walk ends after at most one
+//    document per byte;
+//  * nesting (block collections; flow ones were counted before parsing), the
+//    node count, and what aliases expand to;
+//  * a key given twice in one map: yaml-cpp keeps both pairs and every lookup
+//    returns the first, so `min_memory_gib: 1` followed by
+//    `min_memory_gib: 100000` would silently mean 1.
+class EventCheck final : public YAML::EventHandler {
  public:
-  explicit DuplicateKeyCheck(const std::string& source) : source_(source) {}
+  EventCheck(const std::string& text, const std::string& source) : text_(text), source_(source) {}
 
   void OnDocumentStart(const YAML::Mark& mark) override {
+    if (!document_lines_.empty() && mark.pos <= last_document_pos_) {
+      std::string c = excerpt_at(text_, mark).substr(0, 1);
+      throw InputError(
+          source_, mark.line + 1, mark.column + 1, "",
+          c == ","    ? "malformed YAML: unexpected ',' outside a flow collection ([...] or {...})"
+          : c.empty() ? "malformed YAML: the parser cannot read past this point"
+                      : "malformed YAML: unexpected '" + c + "': the parser cannot read past it");
+    }
+    last_document_pos_ = mark.pos;
     stack_.clear();
+    anchors_.clear();
     document_lines_.push_back(mark.line + 1);
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    node(mark, nullptr);
+    leaf(mark, anchor, 0);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    node(mark, nullptr);
+    for (const auto& f : stack_)
+      if (f.anchor == anchor)
+        throw InputError(source_, mark.line + 1, mark.column + 1, path(),
+                         "an alias inside the node it names makes a cycle (a tree that never "
+                         "ends); write the value out instead");
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) return;  // yaml-cpp reports an unknown anchor itself
+    expanded_nodes_ += it->second.nodes;
+    expanded_bytes_ += it->second.bytes;
+    alias_nodes_ += it->second.nodes;
+    alias_bytes_ += it->second.bytes;
+    if (alias_nodes_ > kMaxAliasNodes || alias_bytes_ > kMaxAliasBytes)
+      throw InputError(source_, mark.line + 1, mark.column + 1, path(),
+                       "the aliases (*name) in this file expand to more than " +
+                           std::to_string(kMaxAliasNodes) + " nodes or " +
+                           std::to_string(kMaxAliasBytes >> 20) +
+                           " MiB (an alias bomb); write the repeated values out instead");
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                 const std::string& value) override {
     node(mark, &value);
+    leaf(mark, anchor, value.size());
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
     node(mark, nullptr);
-    stack_.emplace_back(false);
+    open(mark, false, anchor);
   }
-  void OnSequenceEnd() override { stack_.pop_back(); }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
     node(mark, nullptr);
-    stack_.emplace_back(true);
+    open(mark, true, anchor);
   }
-  void OnMapEnd() override { stack_.pop_back(); }
+  void OnMapEnd() override { close(); }
 
   // 1-based line of each document's start, in order.
   const std::vector<int>& document_lines() const { return document_lines_; }
 
  private:
+  struct Size {
+    std::size_t nodes = 0, bytes = 0;
+  };
   struct Frame {
-    explicit Frame(bool is_map) : map(is_map) {}
+    Frame(bool is_map, YAML::anchor_t a, std::size_t n, std::size_t b)
+        : map(is_map), anchor(a), nodes_at_start(n), bytes_at_start(b) {}
     bool map;
+    YAML::anchor_t anchor;            // this collection's anchor, 0 if none
+    std::size_t nodes_at_start;       // expanded_nodes_ when it began
+    std::size_t bytes_at_start;       // expanded_bytes_ when it began
     bool want_key = true;             // map: the next node is a key
     std::string key;                  // map: the key whose value is being read
     std::size_t index = 0;            // sequence: the element being read
     std::size_t count = 0;            // sequence: elements seen
     std::map<std::string, int> keys;  // map: scalar key -> its line
   };
+
+  void count(const YAML::Mark& mark) {
+    ++expanded_nodes_;
+    if (++nodes_ > kMaxNodes)
+      throw InputError(source_, mark.line + 1, mark.column + 1, path(),
+                       "more than " + std::to_string(kMaxNodes) +
+                           " YAML nodes; no real input holds that many, and parsing them would "
+                           "take gigabytes of memory");
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor, std::size_t bytes) {
+    count(mark);
+    expanded_bytes_ += bytes;
+    if (anchor) anchors_[anchor] = {1, bytes};
+  }
+  void open(const YAML::Mark& mark, bool is_map, YAML::anchor_t anchor) {
+    count(mark);
+    stack_.emplace_back(is_map, anchor, expanded_nodes_ - 1, expanded_bytes_);
+    if (stack_.size() > static_cast<std::size_t>(kMaxNesting))
+      throw InputError(source_, mark.line + 1, mark.column + 1, path(),
+                       "nested more than " + std::to_string(kMaxNesting) +
+                           " levels deep; no real input nests that deep");
+  }
+  void close() {
+    const Frame& f = stack_.back();
+    if (f.anchor)
+      anchors_[f.anchor] = {expanded_nodes_ - f.nodes_at_start, expanded_bytes_ - f.bytes_at_start};
+    stack_.pop_back();
+  }
 
   // A node starts inside the innermost container: a map key, a map value or
   // a list element.
@@ -86,7 +188,7 @@ class DuplicateKeyCheck final : public YAML::EventHandler {
     auto [it, inserted] = f.keys.emplace(*scalar, mark.line + 1);
     if (!inserted)
       throw InputError(source_, mark.line + 1, mark.column + 1, path(),
-                       "duplicate key '" + *scalar + "' (first at line " +
+                       "duplicate key '" + printable(*scalar) + "' (first at line " +
                            std::to_string(it->second) + "); give each key once");
   }
 
@@ -94,32 +196,49 @@ class DuplicateKeyCheck final : public YAML::EventHandler {
     std::string p;
     for (const auto& f : stack_) {
       if (f.map)
-        p += (p.empty() ? "" : ".") + f.key;
+        p += (p.empty() ? "" : ".") + printable(f.key, 60);
       else
         p += "[" + std::to_string(f.index) + "]";
     }
     return p;
   }
 
+  const std::string& text_;
   const std::string& source_;
   std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, Size> anchors_;
   std::vector<int> document_lines_;
+  int last_document_pos_ = -1;
+  std::size_t nodes_ = 0;                          // nodes written in the file
+  std::size_t expanded_nodes_ = 0;                 // nodes with every alias expanded
+  std::size_t expanded_bytes_ = 0;                 // scalar bytes with every alias expanded
+  std::size_t alias_nodes_ = 0, alias_bytes_ = 0;  // what aliases added
 };
 
 }  // namespace
 
 std::vector<YAML::Node> load_yaml_documents(const std::string& text, const std::string& source_name,
                                             std::vector<int>* document_lines) {
+  guard_structured_text(text, source_name, Syntax::kYaml);
   try {
-    DuplicateKeyCheck check(source_name);
-    std::istringstream in(text);
+    EventCheck check(text, source_name);
+    // Read the text in place: a stringstream would copy it (64 MiB at the cap).
+    struct ViewBuf : std::streambuf {
+      explicit ViewBuf(const std::string& s) {
+        char* p = const_cast<char*>(s.data());  // read-only: get area only
+        setg(p, p, p + s.size());
+      }
+    } view(text);
+    std::istream in(&view);
     YAML::Parser parser(in);
     while (parser.HandleNextDocument(check)) {
     }
     if (document_lines) *document_lines = check.document_lines();
+    // The walk above ended, so LoadAll (the same parser on the same text)
+    // ends too, after the same documents.
     return YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    throw parse_error(e, source_name);
+    throw parse_error(e, text, source_name);
   }
 }
 

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
 #include "compat/input_error.h"
+#include "preflight/command.h"
 #include "reports/atomic_file.h"
 #include "reports/ctrf_report.h"
 #include "reports/html_report.h"
@@ -50,11 +52,25 @@ void check_output_options(const boost::program_options::variables_map& vm) {
       check_output_path(std::string("--") + f.option, vm[f.option].as<std::string>());
 }
 
-void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
-                 bool stdout_taken, const std::vector<ExtraOutput>& extra) {
-  std::vector<ExtraOutput> files;
+bool report_on_stdout(const boost::program_options::variables_map& vm) {
   for (const auto& f : kFormats)
-    if (vm.count(f.option)) files.push_back({vm[f.option].as<std::string>(), f.render(report)});
+    if (vm.count(f.option) && vm[f.option].as<std::string>() == "-") return true;
+  return false;
+}
+
+void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
+                 bool stdout_taken, const std::vector<ExtraOutput>& extra,
+                 const ReportRenderers& renderers) {
+  std::vector<ExtraOutput> files;
+  for (const auto& f : kFormats) {
+    if (!vm.count(f.option)) continue;
+    const std::string option = f.option;
+    std::string content = option == "markdown" && renderers.markdown ? renderers.markdown(report)
+                          : option == "html" && renderers.html       ? renderers.html(report)
+                          : option == "ctrf" && renderers.ctrf       ? renderers.ctrf(report)
+                                                                     : f.render(report);
+    files.push_back({vm[f.option].as<std::string>(), std::move(content)});
+  }
   files.insert(files.end(), extra.begin(), extra.end());
   for (const auto& f : files) stdout_taken = stdout_taken || f.path == "-";
 
@@ -66,13 +82,22 @@ void emit_report(const reports::Report& report, const boost::program_options::va
   std::ostream& os = stdout_taken ? std::cerr : std::cout;
   opts.color = !no_color && isatty(stdout_taken ? STDERR_FILENO : STDOUT_FILENO);
   opts.only_problems = quiet;
-  os << reports::render_text(report, opts);
+  os << (renderers.text ? renderers.text(report, opts) : reports::render_text(report, opts));
   os.flush();
 
+  // Files are written by the run's deadline (--timeout counted from the
+  // start) so that a FIFO nobody reads ends the command with exit 3 instead
+  // of hanging it; commands without --timeout get the default bound.
+  auto deadline = std::chrono::steady_clock::now() + reports::kDefaultOutputDeadline;
+  if (vm.count("timeout")) {
+    const auto end_ms = report.started_unix_ms + timeout_from(vm).count();
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(std::max<std::int64_t>(0, end_ms - unix_ms_now()));
+  }
   std::string failures;
   for (const auto& f : files) {
     try {
-      reports::write_output(f.path, f.content);
+      reports::write_output(f.path, f.content, deadline);
     } catch (const std::exception& e) {
       failures += (failures.empty() ? "" : "; ") + std::string(e.what());
     }

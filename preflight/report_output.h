@@ -9,10 +9,12 @@
 // is a std::runtime_error (the caller maps it to exit 3).
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "reports/finding.h"
+#include "reports/text_report.h"
 
 namespace hn::preflight {
 
@@ -33,12 +35,28 @@ struct ExtraOutput {
   std::string content;
 };
 
+// A command whose text, Markdown, HTML or CTRF are laid out its own way
+// (migrate groups findings by concern, not by layer; gate's page and CTRF
+// carry its baseline) passes its renderers; an unset one and the other
+// formats are the shared ones.
+struct ReportRenderers {
+  std::function<std::string(const reports::Report&, const reports::TextOptions&)> text;
+  std::function<std::string(const reports::Report&)> markdown, html, ctrf;
+};
+
 // Prints the text report, then writes the report formats and `extra`. Every
-// file is attempted; then a std::runtime_error names each one that failed.
+// file is attempted, each by the run's deadline (report.started_unix_ms +
+// --timeout, or reports::kDefaultOutputDeadline from now for commands without
+// --timeout): a FIFO nobody reads is a failure at the deadline, not a hang.
+// Then a std::runtime_error names each one that failed.
 // `stdout_taken`: the command itself writes to stdout, so the text report
 // goes to stderr (implied by an extra output on "-").
 void emit_report(const reports::Report& report, const boost::program_options::variables_map& vm,
-                 bool stdout_taken = false, const std::vector<ExtraOutput>& extra = {});
+                 bool stdout_taken = false, const std::vector<ExtraOutput>& extra = {},
+                 const ReportRenderers& renderers = {});
+
+// True when a report format option (--json, --junit, ...) writes to stdout.
+bool report_on_stdout(const boost::program_options::variables_map& vm);
 
 std::string local_hostname();
 std::int64_t unix_ms_now();

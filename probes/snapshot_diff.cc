@@ -48,9 +48,9 @@ std::string item_id(const YAML::Node& item, size_t position) {
       if (!scalar(item, "dst").empty()) id += " to " + scalar(item, "dst");
       return id;
     }
-    if (!scalar(item, "dst").empty())
+    if (!scalar(item, "dst").empty())  // a route; "default" exists in both families
       return "table " + (scalar(item, "table").empty() ? "254" : scalar(item, "table")) + " " +
-             scalar(item, "dst");
+             scalar(item, "dst") + (scalar(item, "family") == "6" ? " inet6" : "");
     if (!scalar(item, "address").empty() && !scalar(item, "nic").empty())
       return scalar(item, "nic") + " " + scalar(item, "address");
     for (const char* key : {"name", "path", "pci_address", "port", "index", "id"})
@@ -73,8 +73,13 @@ void flatten_sequence(const YAML::Node& seq, const std::string& entity, const st
     return;
   }
   std::string base = entity + "/" + field;
+  // Two items with one key (two default routes of different metrics) must
+  // not merge into one entity, where the second would hide the first's fields.
+  std::map<std::string, int> uses;
   for (size_t i = 0; i < seq.size(); ++i) {
-    std::string child = base + "/" + item_id(seq[i], i);
+    std::string id = item_id(seq[i], i);
+    if (int n = ++uses[id]; n > 1) id += " #" + std::to_string(n);
+    std::string child = base + "/" + id;
     out.touch(child);
     flatten(seq[i], child, "", out);
   }

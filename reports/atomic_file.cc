@@ -1,9 +1,11 @@
 #include "reports/atomic_file.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +82,53 @@ void write_stdout(const std::string& content) {
     fail("-", "stdout", errno);
 }
 
+// Milliseconds until deadline, at least 0, for poll().
+int ms_until(std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, 1 << 30));
+}
+
+[[noreturn]] void timed_out(const std::string& path, const std::string& why) {
+  throw std::runtime_error("cannot write " + path + ": timed out at the deadline: " + why +
+                           "; nothing more was written");
+}
+
+// A FIFO, a device or a socket: opened and written without blocking, every
+// wait bounded by the deadline.
+void write_in_place(const std::string& path, const std::string& content, const struct stat& st,
+                    std::chrono::steady_clock::time_point deadline) {
+  int fd = -1;
+  for (;;) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd >= 0) break;
+    if (errno == EINTR) continue;
+    // A FIFO nobody reads yet: wait for a reader, until the deadline.
+    if (errno != ENXIO || !S_ISFIFO(st.st_mode)) fail(path, "open", errno);
+    if (ms_until(deadline) == 0) timed_out(path, "no process opened the FIFO for reading");
+    ::usleep(static_cast<useconds_t>(std::min(ms_until(deadline), 10) * 1000));
+  }
+  TempFile closer("", fd);  // no temp file here; only closes the descriptor
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n > 0) {
+      p += n;
+      left -= static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) fail(path, "write", errno);
+    pollfd pf{fd, POLLOUT, 0};
+    if (::poll(&pf, 1, ms_until(deadline)) == 0)
+      timed_out(path, "the reader stopped reading after " +
+                          std::to_string(content.size() - left) + " of " +
+                          std::to_string(content.size()) + " bytes");
+  }
+  if (closer.close() != 0) fail(path, "close", errno);
+}
+
 }  // namespace
 
 std::string resolve_output_target(const std::string& path) {
@@ -104,9 +153,34 @@ std::string resolve_output_target(const std::string& path) {
   return cur;  // a loop: the write then fails with ELOOP and says so
 }
 
+std::string symlink_problem(const std::string& path) {
+  std::string cur = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat link {};
+    if (::lstat(cur.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return "";
+    const std::string dir = parent_dir(cur);
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH) &&
+        link.st_uid != ::geteuid() && link.st_uid != ds.st_uid)
+      return "refusing to follow the symlink " + cur + ": it sits in the sticky, world-writable "
+             "directory " + dir + " and belongs to uid " + std::to_string(link.st_uid) +
+             ", neither us (uid " + std::to_string(::geteuid()) + ") nor the directory's owner (uid " +
+             std::to_string(ds.st_uid) + "); another user could point it at any file we may "
+             "write (the kernel's fs.protected_symlinks rule). Write to a path that user "
+             "does not control";
+    std::string target(4096, '\0');
+    ssize_t n = ::readlink(cur.c_str(), target.data(), target.size());
+    if (n < 0) return "";
+    target.resize(static_cast<std::size_t>(n));
+    cur = target.rfind('/', 0) == 0 ? target : dir + "/" + target;
+  }
+  return "";
+}
+
 std::string output_path_problem(const std::string& path) {
   if (path == "-") return "";
   if (path.empty()) return "needs a file path or '-'";
+  if (std::string why = symlink_problem(path); !why.empty()) return why;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return path + " is a directory, expected a file path";
@@ -124,9 +198,11 @@ std::string output_path_problem(const std::string& path) {
   return "";
 }
 
-void write_output(const std::string& path, const std::string& content) {
+void write_output(const std::string& path, const std::string& content,
+                  std::chrono::steady_clock::time_point deadline) {
   if (path == "-") return write_stdout(content);
   if (path.empty()) throw std::runtime_error("cannot write an output file with an empty name");
+  if (std::string why = symlink_problem(path); !why.empty()) throw std::runtime_error(why);
 
   // A device, FIFO or socket (or a symlink to one: /dev/null, /dev/stdout) is
   // written in place: renaming a file over it would destroy it, and as root
@@ -135,14 +211,7 @@ void write_output(const std::string& path, const std::string& content) {
   if (::stat(path.c_str(), &target) == 0) {
     if (S_ISDIR(target.st_mode))
       throw std::runtime_error("cannot write " + path + ": is a directory");
-    if (!S_ISREG(target.st_mode)) {
-      int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-      if (fd < 0) fail(path, "open", errno);
-      TempFile closer("", fd);  // no temp file here; only closes the descriptor
-      write_all(fd, content, path);
-      if (closer.close() != 0) fail(path, "close", errno);
-      return;
-    }
+    if (!S_ISREG(target.st_mode)) return write_in_place(path, content, target, deadline);
   }
 
   // Through a symlink to the file it names: renaming over the link itself

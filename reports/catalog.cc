@@ -17,6 +17,8 @@ std::span<const CatalogEntry> catalog() {
              catalog_parts::storage(),
              catalog_parts::certify(),
              catalog_parts::model(),
+             catalog_parts::gate(),
+             catalog_parts::migrate(),
          })
       v.insert(v.end(), part.begin(), part.end());
     return v;

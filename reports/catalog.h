@@ -56,6 +56,8 @@ std::span<const CatalogEntry> netplane();
 std::span<const CatalogEntry> storage();
 std::span<const CatalogEntry> certify();
 std::span<const CatalogEntry> model();
+std::span<const CatalogEntry> gate();
+std::span<const CatalogEntry> migrate();
 }  // namespace catalog_parts
 
 }  // namespace hn::reports

@@ -3,32 +3,17 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "reports/json_report.h"
 #include "reports/report_time.h"
 #include "reports/utf8.h"
+#include "reports/uuid.h"
 
 namespace hn::reports {
 
 namespace {
 
 using nlohmann::ordered_json;
-
-std::string random_uuid() {
-  std::random_device rd;
-  std::uniform_int_distribution<unsigned> byte(0, 255);
-  unsigned char b[16];
-  for (auto& x : b) x = static_cast<unsigned char>(byte(rd));
-  b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
-  b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // RFC 4122 variant
-  char out[37];
-  std::snprintf(out, sizeof out,
-                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-                b[15]);
-  return out;
-}
 
 ordered_json ctrf_test(const Finding& f) {
   // Evidence and metrics come from the JSON report's writer, so the two
@@ -71,6 +56,10 @@ std::string_view ctrf_status(Status status) {
 }
 
 std::string render_ctrf(const Report& report) {
+  return render_ctrf(report, nullptr);
+}
+
+std::string render_ctrf(const Report& report, const CtrfBaseline* baseline) {
   Summary s = summarize(report.findings);
   ordered_json tests = ordered_json::array();
   for (const auto& f : sorted_for_report(report.findings)) tests.push_back(ctrf_test(f));
@@ -94,6 +83,18 @@ std::string render_ctrf(const Report& report) {
   doc["timestamp"] = format_iso8601_ms(report.finished_unix_ms);
   doc["generatedBy"] = "hnprecheck " + to_valid_utf8(report.tool_version);
   doc["results"] = std::move(results);
+  if (baseline) {
+    ordered_json b = ordered_json::object();
+    b["reportId"] = to_valid_utf8(baseline->report_id);
+    if (!baseline->timestamp.empty()) b["timestamp"] = to_valid_utf8(baseline->timestamp);
+    if (!baseline->source.empty()) b["source"] = to_valid_utf8(baseline->source);
+    if (!baseline->extra.empty()) {
+      ordered_json extra = ordered_json::object();
+      for (const auto& [k, v] : baseline->extra) extra[to_valid_utf8(k)] = to_valid_utf8(v);
+      b["extra"] = std::move(extra);
+    }
+    doc["baseline"] = std::move(b);
+  }
   // The run's context, which CTRF has no field for, in the spec's free-form slot.
   doc["extra"] = {{"command", to_valid_utf8(report.command)},
                   {"host", to_valid_utf8(report.hostname)},

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "reports/json_fields.h"
 #include "reports/report_time.h"
 #include "reports/utf8.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+using namespace json_fields;
 
 // One writer for both json (the pipe, CTRF) and ordered_json (the document, so
 // a person reading it sees code before evidence): one call site per field.
@@ -43,65 +45,6 @@ Json finding_json(const Finding& f) {
   return j;
 }
 
-// Reading: every accessor takes `where`, the path of the enclosing object ("" for
-// the document, "findings[2]" for a finding), so an error names the exact field.
-// report_from_json() prefixes the source name once, at the top.
-struct FieldError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void reject(const std::string& path, const std::string& problem) {
-  throw FieldError((path.empty() ? std::string("document") : path) + ": " + problem);
-}
-
-std::string join(const std::string& where, const std::string& key) {
-  return where.empty() ? key : where + "." + key;
-}
-
-template <typename Json>
-const Json& member(const Json& obj, const char* key, const std::string& where) {
-  if (!obj.is_object()) reject(where, std::string("must be an object, not ") + obj.type_name());
-  auto it = obj.find(key);
-  if (it == obj.end()) reject(join(where, key), "is missing");
-  return *it;
-}
-
-template <typename Json>
-std::string get_string(const Json& obj, const char* key, const std::string& where) {
-  const Json& v = member(obj, key, where);
-  if (!v.is_string())
-    reject(join(where, key), std::string("must be a string, not ") + v.type_name());
-  return v.template get<std::string>();
-}
-
-template <typename Json>
-double get_number(const Json& obj, const char* key, const std::string& where) {
-  const Json& v = member(obj, key, where);
-  if (!v.is_number())
-    reject(join(where, key), std::string("must be a number, not ") + v.type_name());
-  return v.template get<double>();
-}
-
-template <typename Json>
-std::int64_t get_time(const Json& obj, const char* key, const std::string& where) {
-  try {
-    return parse_iso8601_ms(get_string(obj, key, where));
-  } catch (const std::invalid_argument& e) {
-    reject(join(where, key), e.what());
-  }
-}
-
-// Status and layer parsers throw invalid_argument; re-throw with the field.
-template <typename Json, typename Parse>
-auto get_enum(const Json& obj, const char* key, const std::string& where, Parse parse) {
-  std::string text = get_string(obj, key, where);
-  try {
-    return parse(text);
-  } catch (const std::invalid_argument& e) {
-    reject(join(where, key), e.what());
-  }
-}
-
 template <typename Json>
 Finding read_finding(const Json& j, const std::string& where) {
   if (!j.is_object()) reject(where, std::string("must be an object, not ") + j.type_name());
@@ -115,15 +58,15 @@ Finding read_finding(const Json& j, const std::string& where) {
   f.message = get_string(j, "message", where);
   f.remediation = get_string(j, "remediation", where);
   const Json& evidence = member(j, "evidence", where);
-  if (!evidence.is_object()) reject(join(where, "evidence"), "must be an object");
+  if (!evidence.is_object()) reject(field_path(where, "evidence"), "must be an object");
   for (const auto& [k, v] : evidence.items()) {
-    if (!v.is_string()) reject(join(where, "evidence." + k), "must be a string");
+    if (!v.is_string()) reject(field_path(where, "evidence." + k), "must be a string");
     f.evidence[k] = v.template get<std::string>();
   }
   const Json& metrics = member(j, "metrics", where);
-  if (!metrics.is_object()) reject(join(where, "metrics"), "must be an object");
+  if (!metrics.is_object()) reject(field_path(where, "metrics"), "must be an object");
   for (const auto& [name, m] : metrics.items()) {
-    std::string at = join(where, "metrics." + name);
+    std::string at = field_path(where, "metrics." + name);
     Metric metric;
     const Json& value = member(m, "value", at);
     if (value.is_null())

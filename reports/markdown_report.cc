@@ -67,6 +67,10 @@ std::string cell(std::string_view raw) {
 
 }  // namespace
 
+std::string markdown_cell(std::string_view text) {
+  return cell(text);
+}
+
 std::string render_markdown(const Report& report) {
   std::ostringstream os;
   const Summary s = summarize(report.findings);

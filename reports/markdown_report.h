@@ -6,11 +6,16 @@
 // line break in a message never breaks the table.
 
 #include <string>
+#include <string_view>
 
 #include "reports/finding.h"
 
 namespace hn::reports {
 
 std::string render_markdown(const Report& report);
+
+// One table cell's text, escaped as render_markdown escapes it (code spans
+// kept, `|` and markup escaped, line breaks as <br>).
+std::string markdown_cell(std::string_view text);
 
 }  // namespace hn::reports

@@ -94,52 +94,46 @@ constexpr std::size_t kMaxEntityColumn = 32;
 
 }  // namespace
 
-std::string render_text(const Report& report, const TextOptions& options) {
-  std::vector<Finding> findings;
-  for (const auto& f : sorted_for_report(report.findings))
-    if (!options.only_problems || is_problem(f.status)) findings.push_back(f);
-  std::size_t code_w = 4, entity_w = 0;
+FindingColumns finding_columns(const std::vector<Finding>& findings) {
+  FindingColumns c;
   for (const auto& f : findings) {
-    code_w = std::max(code_w, display_width(printable(f.code)));
-    entity_w = std::max(entity_w, std::min(kMaxEntityColumn, display_width(printable(f.entity))));
+    c.code = std::max(c.code, display_width(printable(f.code)));
+    c.entity = std::max(c.entity, std::min(kMaxEntityColumn, display_width(printable(f.entity))));
   }
+  return c;
+}
+
+std::string render_finding_lines(const std::vector<Finding>& findings,
+                                 const FindingColumns& columns, const TextOptions& options) {
   constexpr std::size_t kStatusW = 5;  // "ERROR"
   const std::string indent = "  ";
   // Detail lines start under the code column.
   const std::string detail = indent + std::string(kStatusW + 2, ' ');
-
   Writer w(options.color);
-  w.styled(kBold, "hnprecheck " + printable(report.command))
-      .plain("  host " + printable(report.hostname) + "  profile " +
-             printable(report.profile.empty() ? "-" : report.profile) + "\n");
-
-  for (std::size_t i = 0; i < findings.size();) {
-    Layer layer = findings[i].layer;
-    w.plain("\n");
-    w.styled(kBold, std::string(to_string(layer)) + " " + std::string(layer_title(layer)))
-        .plain("\n");
-    for (; i < findings.size() && findings[i].layer == layer; ++i) {
-      const Finding& f = findings[i];
-      w.plain(indent)
-          .styled(status_color(f.status), pad(std::string(to_string(f.status)), kStatusW))
-          .plain("  " + pad(printable(f.code), code_w) + "  ");
-      std::string entity = printable(f.entity);
-      w.plain(entity_w > 0 ? pad(entity, entity_w) + "  " : "");
-      w.plain(printable(f.message) + "\n");
-      if (is_problem(f.status) && !f.remediation.empty())
-        w.plain(detail + "-> " + printable(f.remediation) + "\n");
-      if (!options.verbose) continue;
-      for (const auto& [k, v] : f.evidence)
-        w.styled(kDim, detail + "evidence " + printable(k) + " = " + printable(v)).plain("\n");
-      for (const auto& [name, m] : f.metrics)
-        w.styled(kDim, detail + "metric   " + printable(name) + " = " + format_number(m.value) +
-                           (m.unit.empty() ? "" : " ") + printable(m.unit))
-            .plain("\n");
-      if (f.duration_ms > 0)
-        w.styled(kDim, detail + "took     " + format_number(f.duration_ms) + " ms").plain("\n");
-    }
+  for (const Finding& f : findings) {
+    w.plain(indent)
+        .styled(status_color(f.status), pad(std::string(to_string(f.status)), kStatusW))
+        .plain("  " + pad(printable(f.code), columns.code) + "  ");
+    std::string entity = printable(f.entity);
+    w.plain(columns.entity > 0 ? pad(entity, columns.entity) + "  " : "");
+    w.plain(printable(f.message) + "\n");
+    if (is_problem(f.status) && !f.remediation.empty())
+      w.plain(detail + "-> " + printable(f.remediation) + "\n");
+    if (!options.verbose) continue;
+    for (const auto& [k, v] : f.evidence)
+      w.styled(kDim, detail + "evidence " + printable(k) + " = " + printable(v)).plain("\n");
+    for (const auto& [name, m] : f.metrics)
+      w.styled(kDim, detail + "metric   " + printable(name) + " = " + format_number(m.value) +
+                         (m.unit.empty() ? "" : " ") + printable(m.unit))
+          .plain("\n");
+    if (f.duration_ms > 0)
+      w.styled(kDim, detail + "took     " + format_number(f.duration_ms) + " ms").plain("\n");
   }
+  return w.take();
+}
 
+std::string render_summary_line(const Report& report, const TextOptions& options) {
+  Writer w(options.color);
   Summary s = summarize(report.findings);
   std::int64_t ms = report.finished_unix_ms - report.started_unix_ms;
   char tail[64];
@@ -148,7 +142,7 @@ std::string render_text(const Report& report, const TextOptions& options) {
     std::snprintf(tail, sizeof tail, " in %lld ms", static_cast<long long>(ms));
   else
     std::snprintf(tail, sizeof tail, " in %.2f s", static_cast<double>(ms) / 1000.0);
-  w.plain("\n" + std::to_string(s.total()) + " checks: ");
+  w.plain(std::to_string(s.total()) + " checks: ");
   const std::pair<Status, int> counts[] = {{Status::kPass, s.pass},
                                            {Status::kWarn, s.warn},
                                            {Status::kFail, s.fail},
@@ -167,6 +161,43 @@ std::string render_text(const Report& report, const TextOptions& options) {
   }
   w.plain(std::string(tail) + "\n");
   return w.take();
+}
+
+std::string text_heading(const std::string& text, const TextOptions& options) {
+  Writer w(options.color);
+  w.styled(kBold, printable(text));
+  return w.take();
+}
+
+std::string render_text(const Report& report, const TextOptions& options) {
+  std::vector<Finding> findings;
+  for (const auto& f : sorted_for_report(report.findings))
+    if (!options.only_problems || is_problem(f.status)) findings.push_back(f);
+  const FindingColumns columns = finding_columns(findings);
+
+  Writer w(options.color);
+  w.styled(kBold, "hnprecheck " + printable(report.command))
+      .plain("  host " + printable(report.hostname) + "  profile " +
+             printable(report.profile.empty() ? "-" : report.profile) + "\n");
+
+  for (std::size_t i = 0; i < findings.size();) {
+    Layer layer = findings[i].layer;
+    std::size_t end = i;
+    while (end < findings.size() && findings[end].layer == layer) ++end;
+    w.plain("\n");
+    w.styled(kBold, std::string(to_string(layer)) + " " + std::string(layer_title(layer)))
+        .plain("\n");
+    w.plain(render_finding_lines(
+        {findings.begin() + static_cast<long>(i), findings.begin() + static_cast<long>(end)},
+        columns, options));
+    i = end;
+  }
+  w.plain("\n" + render_summary_line(report, options));
+  return w.take();
+}
+
+std::string printable_text(const std::string& s) {
+  return printable(s);
 }
 
 bool stdout_is_tty() {

@@ -2,7 +2,9 @@
 // The human report: one line per finding, grouped by layer L1..L7 so a person
 // walks the stack top to bottom, with the next step under every problem.
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "reports/finding.h"
 
@@ -23,6 +25,25 @@ struct TextOptions {
 // Control characters in finding text are shown as '?', so a hostile entity
 // name cannot move the cursor or break a line. Never inspects the terminal.
 std::string render_text(const Report& report, const TextOptions& options);
+
+// The pieces render_text is made of, for reports laid out otherwise
+// (migrate groups findings by concern, not by layer):
+//  * column widths over the findings that will be shown together;
+//  * their aligned lines (status, code, entity, message; "-> remediation"
+//    under each problem; evidence and metrics with options.verbose);
+//  * the closing "N checks: ..." line;
+//  * a heading, bold on a colour terminal.
+struct FindingColumns {
+  std::size_t code = 4;
+  std::size_t entity = 0;
+};
+FindingColumns finding_columns(const std::vector<Finding>& findings);
+std::string render_finding_lines(const std::vector<Finding>& findings,
+                                 const FindingColumns& columns, const TextOptions& options);
+std::string render_summary_line(const Report& report, const TextOptions& options);
+std::string text_heading(const std::string& text, const TextOptions& options);
+// Text from a report made safe for one terminal line (controls become '?').
+std::string printable_text(const std::string& s);
 
 // True when stdout is a terminal: the usual default for TextOptions::color.
 bool stdout_is_tty();

@@ -21,8 +21,9 @@ build_pkgs=(
 # chromium: renders every HTML report headless (tests/reports/html_browser_test.cc)
 # dpkg-dev: dpkg-shlibdeps for `cpack -G DEB` (tests/cmake/deb_package_test.cc)
 # groff-base: checks the generated man page renders without warnings
+# clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh, ctest label fuzz)
 test_pkgs=(iproute2 libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge
-  chromium dpkg-dev groff-base)
+  chromium dpkg-dev groff-base clang libclang-rt-dev)
 # fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
 # dpkg-dev: dpkg-shlibdeps, which computes the .deb's dependencies
 package_pkgs=(dpkg-dev)

@@ -4,7 +4,9 @@
 //     lower one in the stack, i.e. a higher number) and compat/; never
 //     probes/, preflight/, reports/ or migrate/;
 //   compat/ and reports/ include nothing of ours outside themselves;
-//   probes/ never includes preflight/.
+//   probes/ never includes preflight/, gate/ or migrate/ (preflight ->
+//     gate | migrate -> probes -> stack -> compat);
+//   gate/ and migrate/ never include preflight/ or each other.
 // Every "..." include whose first path part is one of our top-level folders
 // counts; <...> includes are libraries.
 #include <algorithm>
@@ -23,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::set<std::string> kOurs = {"compat",  "stack", "probes", "preflight", "reports",
-                                     "migrate", "tests", "bench",  "profiles"};
+                                     "migrate", "gate",  "tests",  "bench",     "profiles"};
 
 struct Include {
   std::string file;  // relative to the source root
@@ -79,7 +81,7 @@ std::vector<std::string> violations(const fs::path& root) {
   };
   for (const auto& i : includes_under(root, "stack")) {
     const std::string t = top(i.target);
-    if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate") {
+    if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate" || t == "gate") {
       add(i, "the stack returns data or throws; it never includes " + t + "/");
       continue;
     }
@@ -100,7 +102,13 @@ std::vector<std::string> violations(const fs::path& root) {
   for (const auto& i : includes_under(root, "reports"))
     if (ours(i.target) && top(i.target) != "reports") add(i, "reports/ is a leaf");
   for (const auto& i : includes_under(root, "probes"))
-    if (top(i.target) == "preflight") add(i, "probes/ never includes preflight/");
+    if (top(i.target) == "preflight" || top(i.target) == "gate" || top(i.target) == "migrate")
+      add(i, "probes/ never includes " + top(i.target) + "/");
+  for (const char* mid : {"gate", "migrate"})
+    for (const auto& i : includes_under(root, mid))
+      if (top(i.target) == "preflight" ||
+          ((top(i.target) == "gate" || top(i.target) == "migrate") && top(i.target) != mid))
+        add(i, std::string(mid) + "/ never includes " + top(i.target) + "/");
   return out;
 }
 
@@ -112,6 +120,8 @@ TEST_CASE("layering: no #include crosses the dependency rule") {
   REQUIRE(includes_under(root, "stack").size() > 50);
   REQUIRE(includes_under(root, "compat").size() > 20);
   REQUIRE(includes_under(root, "reports").size() > 10);
+  REQUIRE(includes_under(root, "gate").size() > 10);
+  REQUIRE(includes_under(root, "migrate").size() > 10);
   std::vector<std::string> bad = violations(root);
   std::string report;
   for (const auto& v : bad) report += v + "\n";
@@ -130,19 +140,25 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   dir.write("compat/leaf.cc", "#include \"compat/a.h\"\n#include \"stack/l7_physical/b.h\"\n");
   dir.write("reports/leaf.cc", "#include \"reports/a.h\"\n#include \"compat/input_error.h\"\n");
   dir.write("probes/p.cc", "#include \"preflight/cli.h\"\n#include \"reports/finding.h\"\n");
+  dir.write("probes/q.cc", "#include \"migrate/plan.h\"\n");
+  dir.write("migrate/m.cc",
+            "#include \"probes/profile.h\"\n#include \"reports/finding.h\"\n"
+            "#include \"compat/input_error.h\"\n#include \"preflight/command.h\"\n");
   auto bad = violations(dir.path());
   std::sort(bad.begin(), bad.end());
   std::string all;
   for (const auto& v : bad) all += v + "\n";
   INFO(all);
-  REQUIRE(bad.size() == 6);
+  REQUIRE(bad.size() == 8);
   CHECK_THAT(bad[0], Catch::StartsWith("compat/leaf.cc:2: includes \"stack/l7_physical/b.h\""));
-  CHECK_THAT(bad[1], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));
-  CHECK_THAT(bad[2], Catch::StartsWith("reports/leaf.cc:2: includes \"compat/input_error.h\""));
-  CHECK_THAT(bad[3], Catch::StartsWith("stack/l4_operator/mig.cc:1: includes \"migrate/plan.h\""));
-  CHECK_THAT(bad[4], Catch::StartsWith("stack/l6_netplane/up.cc:2: includes \"stack/l3_comm/") &&
+  CHECK_THAT(bad[1], Catch::StartsWith("migrate/m.cc:4: includes \"preflight/command.h\""));
+  CHECK_THAT(bad[2], Catch::StartsWith("probes/p.cc:1: includes \"preflight/cli.h\""));
+  CHECK_THAT(bad[3], Catch::StartsWith("probes/q.cc:1: includes \"migrate/plan.h\""));
+  CHECK_THAT(bad[4], Catch::StartsWith("reports/leaf.cc:2: includes \"compat/input_error.h\""));
+  CHECK_THAT(bad[5], Catch::StartsWith("stack/l4_operator/mig.cc:1: includes \"migrate/plan.h\""));
+  CHECK_THAT(bad[6], Catch::StartsWith("stack/l6_netplane/up.cc:2: includes \"stack/l3_comm/") &&
                          Catch::Contains("l6 may include only layers l6 and above"));
-  CHECK_THAT(bad[5], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
+  CHECK_THAT(bad[7], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
 }
 
 TEST_CASE("layering: the rule's own reading of paths") {

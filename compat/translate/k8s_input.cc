@@ -54,7 +54,7 @@ class Walker {
     if (!n.IsMap()) return;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
-      const YAML::Node& v = it->second;
+      const YAML::Node v = it->second;  // a copy: it->second is a temporary
       if (kContainerLists.count(key) && v.IsSequence()) {
         for (size_t i = 0; i < v.size(); ++i) container(v[i], key + "[" + std::to_string(i) + "]");
       } else if (kEnvMaps.count(key) && v.IsMap()) {

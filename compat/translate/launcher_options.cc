@@ -6,6 +6,9 @@
 #include <cctype>
 #include <set>
 
+#include "compat/input_error.h"
+#include "compat/json_input.h"
+
 namespace hn::compat::translate {
 
 namespace {
@@ -75,9 +78,15 @@ std::vector<LauncherSetting> env_option(const ShellToken& w, const std::string& 
 std::vector<LauncherSetting> runtime_env_json(const ShellToken& w, const std::string& text,
                                               size_t word) {
   std::vector<LauncherSetting> out;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("env_vars") || !j["env_vars"].is_object())
-    return out;
+  // Through the guarded entry point: a deeply nested argument is refused
+  // before nlohmann's recursive destructor could overflow the stack.
+  nlohmann::json j;
+  try {
+    j = parse_json_text(text, "ray --runtime-env-json");
+  } catch (const InputError&) {
+    return out;  // not JSON: not read, as before
+  }
+  if (!j.is_object() || !j.contains("env_vars") || !j["env_vars"].is_object()) return out;
   for (const auto& [k, v] : j["env_vars"].items())
     out.push_back(make(LauncherSetting::kAssign, k, v.is_string() ? v.get<std::string>() : v.dump(),
                        w, "ray --runtime-env-json", word));

@@ -8,6 +8,8 @@
 #include <toml.hpp>
 
 #include "compat/input_error.h"
+#include "compat/toml_table.h"
+#include "compat/toml_input.h"
 #include "compat/translate/rules.h"
 #include "compat/translate/rules_toml.h"
 
@@ -15,133 +17,8 @@ namespace hn::compat::translate {
 
 namespace {
 
-int line_of(const toml::value& v) {
-  return static_cast<int>(v.location().line());
-}
-
-class Table {
- public:
-  Table(const toml::value& v, std::string file, std::string path)
-      : v_(v), file_(std::move(file)), path_(std::move(path)) {
-    if (!v.is_table()) fail(v, path_, "expected a table");
-  }
-
-  [[noreturn]] void fail(const toml::value& at, const std::string& field,
-                         const std::string& what) const {
-    throw InputError(file_, line_of(at), 0, field, what);
-  }
-  std::string field(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
-
-  const toml::value* get(const std::string& key) {
-    known_.insert(key);
-    const auto& t = v_.as_table();
-    auto it = t.find(key);
-    return it == t.end() ? nullptr : &it->second;
-  }
-  std::string str(const std::string& key, const std::string& fallback = "") {
-    const toml::value* x = get(key);
-    if (!x) return fallback;
-    if (!x->is_string()) fail(*x, field(key), "expected a string");
-    return x->as_string().str;
-  }
-  std::string required_str(const std::string& key) {
-    if (!get(key)) fail(v_, field(key), "missing required key");
-    return str(key);
-  }
-  std::optional<long long> integer(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return std::nullopt;
-    if (!x->is_integer()) fail(*x, field(key), "expected an integer");
-    return x->as_integer();
-  }
-  std::optional<double> number(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return std::nullopt;
-    if (x->is_integer()) return static_cast<double>(x->as_integer());
-    if (!x->is_floating()) fail(*x, field(key), "expected a number");
-    return x->as_floating();
-  }
-  std::optional<bool> boolean(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return std::nullopt;
-    if (!x->is_boolean()) fail(*x, field(key), "expected true or false");
-    return x->as_boolean();
-  }
-  // A string or a list of strings.
-  std::vector<std::string> strings(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return {};
-    if (x->is_string()) return {x->as_string().str};
-    if (!x->is_array()) fail(*x, field(key), "expected a string or a list of strings");
-    std::vector<std::string> out;
-    for (const auto& e : x->as_array()) {
-      if (!e.is_string()) fail(e, field(key), "expected a list of strings");
-      out.push_back(e.as_string().str);
-    }
-    return out;
-  }
-  std::vector<long long> integers(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return {};
-    if (!x->is_array()) fail(*x, field(key), "expected a list of integers");
-    std::vector<long long> out;
-    for (const auto& e : x->as_array()) {
-      if (!e.is_integer()) fail(e, field(key), "expected a list of integers");
-      out.push_back(e.as_integer());
-    }
-    return out;
-  }
-  // An inline table of scalars, as text: { WARN = "2", 0 = 1 }.
-  std::map<std::string, std::string> string_map(const std::string& key) {
-    const toml::value* x = get(key);
-    if (!x) return {};
-    if (!x->is_table()) fail(*x, field(key), "expected a table of values");
-    std::map<std::string, std::string> out;
-    for (const auto& [k, e] : x->as_table()) {
-      if (e.is_string())
-        out[k] = e.as_string().str;
-      else if (e.is_integer())
-        out[k] = std::to_string(e.as_integer());
-      else
-        fail(e, field(key) + "." + k, "expected a string or an integer");
-    }
-    return out;
-  }
-  std::vector<Table> tables(const std::string& key) {
-    const toml::value* x = get(key);
-    std::vector<Table> out;
-    if (!x) return out;
-    if (!x->is_array()) fail(*x, field(key), "expected an array of tables ([[" + key + "]])");
-    const auto& arr = x->as_array();
-    for (size_t i = 0; i < arr.size(); ++i)
-      out.emplace_back(arr[i], file_, field(key) + "[" + std::to_string(i) + "]");
-    return out;
-  }
-  // Rejects keys never asked for, naming the first one in file order.
-  void finish() const {
-    const toml::value* worst = nullptr;
-    std::string worst_key;
-    for (const auto& [k, e] : v_.as_table())
-      if (!known_.count(k) && (!worst || line_of(e) < line_of(*worst))) {
-        worst = &e;
-        worst_key = k;
-      }
-    if (!worst) return;
-    std::string allowed;
-    for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
-    fail(*worst, field(worst_key), "unknown key '" + worst_key + "' (allowed: " + allowed + ")");
-  }
-  const toml::value& value() const { return v_; }
-  int line() const { return line_of(v_); }
-
- private:
-  const toml::value& v_;
-  std::string file_;
-  std::string path_;
-  std::set<std::string> known_;
-};
+// The strict reader is shared with the job manifest (compat/toml_table.h).
+using Table = TomlTable;
 
 const std::set<std::string> kTypes = {
     "int",        "enum",      "tokens",      "string",      "path",
@@ -327,16 +204,7 @@ MapRow parse_row(Table t, const std::string& table, const std::string& file) {
 }  // namespace
 
 ParsedTable parse_rule_table(const std::string& text, const std::string& file) {
-  toml::value root;
-  try {
-    std::istringstream is(text);
-    root = toml::parse(is, file);
-  } catch (const toml::syntax_error& e) {
-    throw InputError(file, static_cast<int>(e.location().line()), 0, "",
-                     "malformed TOML: " + std::string(e.what()));
-  } catch (const std::exception& e) {
-    throw InputError(file, 0, 0, "", std::string("malformed TOML: ") + e.what());
-  }
+  const toml::value root = parse_toml_text(text, file);
   Table t(root, file, "");
   ParsedTable out;
   if (t.get("library")) {

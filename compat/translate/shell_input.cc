@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compat/input_error.h"
+#include "compat/text_file.h"
 #include "compat/translate/k8s_input.h"
 #include "compat/translate/launcher_options.h"
 #include "compat/translate/shell_lexer.h"
@@ -761,6 +762,7 @@ bool is_comm_variable(std::string_view n) {
 }
 
 EnvInput read_shell_text(const std::string& text, const std::string& file, ShellMode mode) {
+  reject_nul_bytes(text, file);
   Extractor x(text, file, mode, nullptr);
   x.text_copy_ = text;
   EnvInput in = x.run();

@@ -160,6 +160,9 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
     os << "# check: off (--no-check)\n";
   if (c.size() > 1 && c.transport() == comm::TransportKind::kTcp)
     print_link_setup(os, c.link(), links);
+  if (c.rejected() > 0)
+    os << "# rank 0 refused " << c.rejected()
+       << " connection(s) that did not prove the job token (not ranks of this job)\n";
   char line[256];
   std::snprintf(line, sizeof line, "%12s %12s %6s %6s %12s %10s %10s %8s\n", "size(B)", "count",
                 "type", "redop", "time(us)", "algbw", "busbw", "#wrong");
@@ -203,6 +206,7 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                       {"link_setup", link_setup_json(c.link())},
                       {"links", links_json(links)},
                       {"rows", nlohmann::json::array()}};
+  j["refused_connections"] = {{"count", c.rejected()}, {"examples", c.rejections()}};
   long long wrong = 0;
   for (const auto& r : rows) {
     j["rows"].push_back({{"size", r.bytes},
@@ -243,6 +247,9 @@ int run_rank(const Parsed& p) {
   o.timeout = p.timeout;
   o.link = p.link;
   o.shm_ring_bytes = p.ring_bytes;
+  o.on_rejection = [rank = o.rank](const std::string& line) {
+    std::cerr << "hnprecheck bench: rank " << rank << ": " << line << "\n";
+  };
   if (p.cfg.options.root < 0 || p.cfg.options.root >= o.world)
     bad("--root", "is not a rank of the job");
   int rank = o.rank;
@@ -260,8 +267,10 @@ int run_rank(const Parsed& p) {
     if (rank == 0) {
       bool stdout_taken = p.json == "-" || p.html == "-";
       print_table(stdout_taken ? std::cerr : std::cout, p, c, links, rows);
-      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, links, rows));
-      if (!p.html.empty()) reports::write_output(p.html, to_html(p, c, rows));
+      // A FIFO nobody reads fails at the deadline instead of hanging the rank.
+      const auto by = std::chrono::steady_clock::now() + o.timeout;
+      if (!p.json.empty()) reports::write_output(p.json, to_json(p, c, links, rows), by);
+      if (!p.html.empty()) reports::write_output(p.html, to_html(p, c, rows), by);
     }
     return wrong ? 1 : 0;
   } catch (const comm::CommError& e) {

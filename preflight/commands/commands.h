@@ -13,5 +13,7 @@ Command translate();
 Command consistency();
 Command bench();
 Command certify();
+Command gate();
+Command migrate();
 
 }  // namespace hn::preflight::commands

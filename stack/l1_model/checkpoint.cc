@@ -10,6 +10,9 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "compat/input_error.h"
+#include "compat/json_input.h"
+
 namespace hn::stack::model {
 
 using physical::IoError;
@@ -26,6 +29,17 @@ void append(std::vector<std::byte>& out, const void* p, std::size_t n) {
 std::string dirname_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A checkpoint lives on shared storage, so its JSON goes through the guarded
+// entry point like any input (size, nesting); a malformed one is a
+// CheckpointError, which the phase reports, not bad user input.
+nlohmann::json parse_header(const std::string& text, const std::string& what) {
+  try {
+    return compat::parse_json_text(text, what);
+  } catch (const compat::InputError& e) {
+    throw CheckpointError(e.what());
+  }
 }
 
 struct Fd {
@@ -76,7 +90,8 @@ TrainingState decode_shard(const std::vector<std::byte>& bytes, int rank,
   if (len > bytes.size() - 16) throw CheckpointError("shard header is truncated");
   nlohmann::json h;
   try {
-    h = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(bytes.data()) + 16, len));
+    h = parse_header(std::string(reinterpret_cast<const char*>(bytes.data()) + 16, len),
+                     "malformed shard header");
     if (h.at("rank").get<int>() != rank)
       throw CheckpointError("shard of rank " + std::to_string(h.at("rank").get<int>()) +
                             " read by rank " + std::to_string(rank));
@@ -134,7 +149,7 @@ std::string manifest_json(const Manifest& m) {
 
 Manifest parse_manifest(const std::string& text, const std::string& path) {
   try {
-    auto j = nlohmann::json::parse(text);
+    auto j = parse_header(text, path + ": malformed manifest");
     if (j.at("format") != "hnprecheck.checkpoint" || j.at("version") != 1)
       throw CheckpointError(path + ": not a version 1 hnprecheck checkpoint manifest");
     Manifest m;

@@ -29,6 +29,9 @@ Bootstrap bootstrap_from_env(const sched::EnvLookup& env, const BootstrapInputs&
         "environment", 0, 0, "HN_TOKEN",
         "no job token: set HN_TOKEN on every rank (e.g. HN_TOKEN=$(openssl rand -hex 32)) "
         "or pass --token-file; every connection is authenticated with it");
+  if (std::string why = token_problem(o.creds.token); !why.empty())
+    throw compat::InputError(in.token_file.empty() ? "environment" : in.token_file, 0, 0,
+                             in.token_file.empty() ? "HN_TOKEN" : "--token-file", why);
   b.rendezvous = sched::resolve_rendezvous(env, b.identity, in.rendezvous);
   o.rendezvous_host = b.rendezvous.host;
   o.rendezvous_port = b.rendezvous.port;

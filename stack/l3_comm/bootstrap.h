@@ -2,7 +2,8 @@
 // Glue from "who started us" (L5) to a communicator's options: identity,
 // rendezvous address, job token and id, and the inherited store socket of
 // the local launcher.
-//   token: HN_TOKEN, else the first line of token_file; required when world > 1
+//   token: HN_TOKEN, else the first line of token_file; required when world > 1,
+//          and refused when too weak (auth.h token_problem: exit 2 naming the rule)
 //   job id: the launcher's (sched::Identity::job_id), else "default"
 //   store socket: HN_STORE_FD on rank 0 when our local launcher started us
 // Throws compat::InputError naming the variable/option that is wrong.

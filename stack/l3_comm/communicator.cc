@@ -1,11 +1,15 @@
 #include "stack/l3_comm/communicator.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <thread>
 
 #include "stack/l3_comm/fault_injection.h"
+#include "stack/l3_comm/local_nics.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l3_comm/tcp/device.h"
 
@@ -25,6 +29,47 @@ LinkParams rendezvous_params(LinkParams p) {
   p.bind_interface.clear();
   p.family = AF_UNSPEC;
   return p;
+}
+
+// Where rank 0's store listens: the rendezvous address when it is one of this
+// host's own addresses (a name is resolved within 2 s), so the store is not
+// open on every network the node is on; every address otherwise (a
+// Kubernetes service IP, a NAT address, a name that does not resolve here or
+// resolves to several addresses).
+// Sets p.family to the address's family.
+std::string store_listen_address(const std::string& host, int port, LinkParams& p) {
+  if (host.empty()) return "";
+  addrinfo* res = nullptr;
+  if (resolve_until(host, port, p.family, Clock::now() + std::chrono::seconds(2), &res) != 0 ||
+      !res)
+    return "";
+  std::vector<std::string> candidates;
+  for (addrinfo* a = res; a; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw =
+        a->ai_family == AF_INET6
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr)
+            : &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr;
+    if (inet_ntop(a->ai_family, raw, text, sizeof text)) candidates.push_back(text);
+  }
+  freeaddrinfo(res);
+  // A name with several addresses (localhost: 127.0.0.1 and ::1) may reach
+  // the ranks on any of them: only one address can be bound alone.
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  if (candidates.size() != 1) return "";
+  std::vector<compat::NicCandidate> nics;
+  try {
+    nics = local_nic_candidates();
+  } catch (const std::exception&) {
+    return "";
+  }
+  for (const auto& ip : candidates)
+    if (!nic_holding(ip, nics).empty()) {
+      p.family = ip.find(':') != std::string::npos ? AF_INET6 : AF_INET;
+      return ip;
+    }
+  return "";
 }
 
 }  // namespace
@@ -63,13 +108,18 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
   ctx.plane = opt_.link.plane;
   ctx.operation = "rendezvous";
   if (opt_.rank == 0) {
-    Fd listener = opt_.store_fd >= 0
-                      ? Fd(opt_.store_fd)
-                      : listen_on("", opt_.rendezvous_port, rendezvous_params(opt_.link), ctx);
+    Fd listener(opt_.store_fd);
+    if (!listener) {
+      LinkParams p = rendezvous_params(opt_.link);
+      const std::string at = store_listen_address(opt_.rendezvous_host, opt_.rendezvous_port, p);
+      listener = listen_on(at, opt_.rendezvous_port, p, ctx);
+    }
     opt_.store_fd = -1;
     server_ = std::make_unique<TcpStoreServer>(std::move(listener), opt_.creds,
                                                opt_.link.connect_timeout, opt_.link.plane);
+    if (opt_.on_rejection) server_->rejection_log().set_sink(opt_.on_rejection);
   }
+  if (opt_.on_rejection) link_rejections_.set_sink(opt_.on_rejection);
   try {
     connect_all(ctx);
   } catch (const LinkError& e) {
@@ -124,6 +174,7 @@ void Communicator::connect_all(const ErrorContext& ctx) {
   setup.advertise_ip = client_->local_ip();
   setup.timeout = setup_wait;
   setup.shm_ring_bytes = opt_.shm_ring_bytes;
+  setup.rejections = &link_rejections_;
   device_ =
       transport_ == TransportKind::kShm ? shm::create_device(setup) : tcp::create_device(setup);
   live_device_.store(device_.get(), std::memory_order_release);
@@ -168,6 +219,17 @@ void Communicator::check_abort(const char* operation) const {
   } catch (const CommError&) {
     rethrow_in_parent_ranks(parent_ranks_, opt_.group);  // split.cc
   }
+}
+
+std::size_t Communicator::rejected() const {
+  return (server_ ? server_->rejected() : 0) + link_rejections_.total();
+}
+
+std::vector<std::string> Communicator::rejections() const {
+  std::vector<std::string> out = server_ ? server_->rejections() : std::vector<std::string>{};
+  auto links = link_rejections_.kept();
+  out.insert(out.end(), links.begin(), links.end());
+  return out;
 }
 
 Store& Communicator::store() {

@@ -25,6 +25,7 @@
 // is broken and must be destroyed, not reused.
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -59,6 +60,10 @@ struct CommOptions {
   std::chrono::milliseconds timeout{30000};  // rendezvous waits and each collective
   std::size_t shm_ring_bytes = 0;            // 0: shm::kDefaultRingBytes
   std::string group = "world";
+  // Told (throttled, handshake_queue.h) of every connection the rendezvous
+  // (rank 0) or a peer-link listener refused: strangers never fail the job,
+  // but they are reported with their address.
+  std::function<void(const std::string& line)> on_rejection;
 };
 
 class Communicator {
@@ -76,6 +81,10 @@ class Communicator {
   // The transport's pairs (link_bindings.h reports where they are bound);
   // null for a communicator of one rank.
   Device* device() const { return device_.get(); }
+  // Connections refused by this rank's rendezvous (rank 0) and peer-link
+  // listener: the count, and the first and latest few in words.
+  std::size_t rejected() const;
+  std::vector<std::string> rejections() const;
 
   // Runs one collective's schedule under timeout (0: the communicator's).
   // operation names it in errors and must be a string literal (it is
@@ -132,6 +141,7 @@ class Communicator {
   std::unique_ptr<Device> device_;
   std::atomic<Device*> live_device_{nullptr};
   AbortState abort_;
+  RejectionLog link_rejections_;
   Schedule schedule_;
   ErrorContext run_ctx_;
   const char* run_op_ = nullptr;  // the operation run_ctx_ names

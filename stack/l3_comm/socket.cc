@@ -112,9 +112,8 @@ std::string seconds_text(Clock::duration d) {
   return b;
 }
 
-// "after 5 attempt(s) in 2.51 s; gave up at the attempt limit of 5 (...)
-// within a link-setup budget of 2.50 s (...)": what a failed link tried and
-// which limits were in force, with where they came from.
+}  // namespace
+
 // getaddrinfo bounded by a deadline: a resolver that does not answer (a dead
 // DNS server, 5 s per try by default) must not outlast the link-setup budget.
 // The lookup runs on a thread of ours (not getaddrinfo_a, whose glibc-internal
@@ -162,6 +161,11 @@ int resolve_until(const std::string& host, int port, int family, Deadline until,
   return lk->rc;
 }
 
+namespace {
+
+// "after 5 attempt(s) in 2.51 s; gave up at the attempt limit of 5 (...)
+// within a link-setup budget of 2.50 s (...)": what a failed link tried and
+// which limits were in force, with where they came from.
 std::string give_up_text(int attempts, Clock::time_point t0, const LinkParams& p, bool at_limit) {
   std::string s = "after " + std::to_string(attempts) + " attempt(s) in " +
                   seconds_text(Clock::now() - t0) + "; gave up at ";
@@ -398,7 +402,7 @@ Fd listen_on(const std::string& address, int port, const LinkParams& params, Err
     throw LinkError(LinkError::Kind::kOther, "cannot bind " + where + ": " + errno_text(err),
                     with(ctx, where, t0));
   }
-  if (listen(fd.get(), 1024) != 0)
+  if (listen(fd.get(), SOMAXCONN) != 0)
     throw LinkError(LinkError::Kind::kOther, "listen(" + where + "): " + errno_text(errno),
                     with(ctx, where, t0));
   return fd;

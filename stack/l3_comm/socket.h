@@ -5,6 +5,7 @@
 // a LinkError subclass carrying the ErrorContext it was given, completed with
 // the address and the elapsed time. Nothing here blocks past its deadline.
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -54,6 +55,11 @@ std::string peer_address_of(int fd);   // getpeername as text
 std::string local_ip_of(int fd);       // getsockname, IP only
 int local_port_of(int fd);
 std::string bound_device_of(int fd);  // SO_BINDTODEVICE's NIC, "" when not bound to one
+
+// getaddrinfo(host, port) for SOCK_STREAM in `family`, bounded by `until`
+// (the lookup runs on a thread of its own, abandoned at the deadline): 0 with
+// *res set (freeaddrinfo it), a gai error, or EAI_AGAIN at the deadline.
+int resolve_until(const std::string& host, int port, int family, Deadline until, addrinfo** res);
 
 // Connects to host:port under params (bind address/interface, family):
 // attempts with linear backoff after a refusal, no route, or the kernel's own

@@ -1,10 +1,13 @@
 #pragma once
 // Framing shared by the store client and server: one opcode byte, then
 // length-prefixed strings and 32-bit integers. Internal to l3_comm.
+// Replies: kOk; kValue text; kFatal text; kMissing u32 n, n x text, then a
+// text note (what the rendezvous refused, "" when nothing).
 
 #include <arpa/inet.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -46,6 +49,7 @@ class Writer {
   void send(int fd, Deadline d, const ErrorContext& ctx) const {
     write_full(fd, b_.data(), b_.size(), d, ctx);
   }
+  const std::vector<std::uint8_t>& bytes() const { return b_; }
 
  private:
   std::vector<std::uint8_t> b_;
@@ -68,5 +72,44 @@ inline std::string read_text(int fd, Deadline d, const ErrorContext& ctx) {
   read_full(fd, s.data(), n, d, ctx);
   return s;
 }
+
+// Decodes a frame from bytes already received, without blocking (the
+// server's event loop): each call returns false when the buffer ends before
+// the field does; consumed() is how far a complete frame reached.
+class BufferReader {
+ public:
+  explicit BufferReader(const std::string& buf) : b_(buf) {}
+  bool op(std::uint8_t& v) {
+    if (at_ + 1 > b_.size()) return false;
+    v = static_cast<std::uint8_t>(b_[at_++]);
+    return true;
+  }
+  bool u32(std::uint32_t& v) {
+    if (at_ + 4 > b_.size()) return false;
+    std::memcpy(&v, b_.data() + at_, 4);
+    v = ntohl(v);
+    at_ += 4;
+    return true;
+  }
+  // Throws LinkError for a length past kMaxValue.
+  bool text(std::string& s) {
+    std::uint32_t n;
+    const std::size_t start = at_;
+    if (!u32(n)) return false;
+    if (n > kMaxValue) throw LinkError(LinkError::Kind::kOther, "store frame too large", {});
+    if (at_ + n > b_.size()) {
+      at_ = start;
+      return false;
+    }
+    s.assign(b_, at_, n);
+    at_ += n;
+    return true;
+  }
+  std::size_t consumed() const { return at_; }
+
+ private:
+  const std::string& b_;
+  std::size_t at_ = 0;
+};
 
 }  // namespace hn::stack::comm::wire

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include "compat/printable.h"
 #include "stack/l3_comm/store_wire.h"
 
 namespace hn::stack::comm {
@@ -35,11 +36,9 @@ Fd TcpStoreClient::open_channel(const std::string& host, int port, const LinkPar
                                 std::uint8_t kind) {
   ErrorContext ctx = ctx_;
   ctx.operation = "connect to the rendezvous";
-  Fd fd = connect_with_retry(host, port, params, ctx);
+  Fd fd = connect_authenticated(host, port, params, creds_, "store", rank_, 0, ctx);
   ctx.peer_address = peer_address_of(fd.get());
-  Deadline d = Clock::now() + params.connect_timeout;
-  authenticate(fd.get(), creds_, "store", rank_, 0, d, ctx);
-  wire::Writer(kind).send(fd.get(), d, ctx);
+  wire::Writer(kind).send(fd.get(), Clock::now() + params.connect_timeout, ctx);
   return fd;
 }
 
@@ -66,7 +65,8 @@ std::string TcpStoreClient::request(const std::string& what, std::uint8_t op,
   ctx.elapsed = ms_since(t0);
   if (r == wire::kOk) return "";
   if (r == wire::kValue) return wire::read_text(req_.get(), d, ctx);
-  if (r == wire::kFatal) throw AuthError(wire::read_text(req_.get(), d, ctx), ctx);
+  if (r == wire::kFatal)
+    throw AuthError(compat::printable(wire::read_text(req_.get(), d, ctx), 2000), ctx);
   if (r == wire::kMissing) {
     std::uint32_t n = wire::read_u32(req_.get(), d, ctx);
     std::string list;
@@ -75,11 +75,14 @@ std::string TcpStoreClient::request(const std::string& what, std::uint8_t op,
       if (i < 8) list += (i ? ", " : "") + k;
     }
     if (n > 8) list += ", ...";
+    const std::string refused = wire::read_text(req_.get(), d, ctx);
     ctx.elapsed = ms_since(t0);
-    throw TimeoutError(std::to_string(n) + " key(s) still missing after " +
-                           std::to_string(timeout.count()) + " ms: " + list +
-                           " (a rank did not start or cannot reach the rendezvous)",
-                       ctx);
+    throw TimeoutError(
+        std::to_string(n) + " key(s) still missing after " + std::to_string(timeout.count()) +
+            " ms: " + compat::printable(list) +
+            " (a rank did not start or cannot reach the rendezvous" +
+            (refused.empty() ? "" : "; the rendezvous " + compat::printable(refused, 300)) + ")",
+        ctx);
   }
   throw LinkError(LinkError::Kind::kOther, "unexpected reply from the rendezvous", ctx);
 }

@@ -1,58 +1,99 @@
 #include "stack/l3_comm/tcp_store_server.h"
 
-#include <fcntl.h>
-#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include "stack/l3_comm/store_wire.h"
 
 namespace hn::stack::comm {
 
 namespace {
-Deadline far_future() {
-  return Clock::now() + std::chrono::hours(24 * 365);
+
+// A client that stops reading its replies is cut off past this much backlog.
+constexpr std::size_t kMaxQueuedOutput = std::size_t{256} << 20;
+// Bytes read from one connection per turn, so one busy rank cannot starve the rest.
+constexpr std::size_t kReadPerTurn = std::size_t{1} << 20;
+
+// Every descriptor the hard limit allows: two per rank, plus the strangers
+// being refused. Returns the soft limit in force.
+std::size_t raise_descriptor_limit() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 1024;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  return rl.rlim_cur == RLIM_INFINITY ? std::size_t{1} << 20
+                                      : static_cast<std::size_t>(rl.rlim_cur);
 }
+
 }  // namespace
+
+struct TcpStoreServer::Conn {
+  enum class Kind { kAwaitKind, kRequests, kWatch };
+  Fd fd;
+  int rank = -1;
+  Kind kind = Kind::kAwaitKind;
+  std::string address;
+  std::string in;  // bytes received, not yet served
+  std::vector<std::uint8_t> out;
+  std::size_t out_sent = 0;
+  bool busy = false;    // a get/wait is pending: the client sends nothing more until answered
+  bool broken = false;  // to be closed (in close_broken, so references stay valid until then)
+};
+
+struct TcpStoreServer::Waiter {
+  int fd;
+  std::uint8_t op;
+  std::vector<std::string> keys;
+  std::size_t first_missing = 0;  // keys only ever appear, so the check resumes here
+  Clock::time_point deadline;
+};
 
 TcpStoreServer::TcpStoreServer(Fd listen_fd, Credentials creds,
                                std::chrono::milliseconds handshake_timeout, std::string plane)
     : listen_fd_(std::move(listen_fd)),
       creds_(std::move(creds)),
-      handshake_timeout_(handshake_timeout),
+      handshake_timeout_(std::min(handshake_timeout, kMaxHandshakeTime)),
       plane_(std::move(plane)) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) throw LinkError(LinkError::Kind::kOther, "pipe2 failed", {});
-  wake_[0].reset(p[0]);
-  wake_[1].reset(p[1]);
-  acceptor_ = std::thread([this] { accept_loop(); });
+  // Strangers may hold at most an eighth of the descriptors, so the rank
+  // keeps what it needs for its own links however many of them come.
+  max_pending_ = std::clamp<std::size_t>(raise_descriptor_limit() / 8, 8, kMaxPending);
+  set_nonblocking(listen_fd_.get(), true);
+  epoll_.reset(epoll_create1(EPOLL_CLOEXEC));
+  wake_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!epoll_ || !wake_)
+    throw LinkError(LinkError::Kind::kOther, "cannot create the rendezvous event loop", {});
+  for (int fd : {listen_fd_.get(), wake_.get()}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev);
+  }
+  thread_ = std::thread([this] { loop(); });
 }
 
 TcpStoreServer::~TcpStoreServer() {
   {
     std::lock_guard lk(mu_);
     closing_ = true;
-    for (int fd : conn_fds_) shutdown(fd, SHUT_RDWR);
   }
   cv_.notify_all();
-  char c = 1;
-  (void)!write(wake_[1].get(), &c, 1);
-  acceptor_.join();
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard lk(mu_);
-    threads.swap(threads_);
-  }
-  for (auto& t : threads) t.join();
+  std::uint64_t one = 1;
+  (void)!write(wake_.get(), &one, sizeof one);
+  thread_.join();
+  for (auto& [fd, c] : conns_) shutdown(fd, SHUT_RDWR);
 }
 
 int TcpStoreServer::port() const {
   return local_port_of(listen_fd_.get());
-}
-
-std::vector<std::string> TcpStoreServer::rejections() const {
-  std::lock_guard lk(mu_);
-  return rejections_;
 }
 
 void TcpStoreServer::wait_departures(Deadline deadline) {
@@ -76,165 +117,345 @@ bool TcpStoreServer::failed() const {
   return !fatal_.empty();
 }
 
-void TcpStoreServer::accept_loop() {
-  pollfd fds[2] = {{listen_fd_.get(), POLLIN, 0}, {wake_[0].get(), POLLIN, 0}};
+void TcpStoreServer::loop() {
+  HandshakeQueue queue(creds_, 0, "store", handshake_timeout_, max_pending_, rejections_,
+                       "the rendezvous");
+  std::vector<epoll_event> events(256);
   for (;;) {
-    if (poll(fds, 2, -1) < 0 && errno != EINTR) return;
-    if (fds[1].revents) return;
-    if (!(fds[0].revents & POLLIN)) continue;
-    int fd = accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    set_nodelay(fd);
-    std::lock_guard lk(mu_);
-    if (closing_) {
-      close(fd);
-      return;
+    auto now = Clock::now();
+    if (!listening_ && !queue.accept_paused(now)) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.fd = listen_fd_.get();
+      epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, listen_fd_.get(), &ev);
+      listening_ = true;
     }
-    conn_fds_.push_back(fd);
-    threads_.emplace_back([this, fd] { serve(fd); });
+    auto next = queue.next_event();
+    for (const auto& w : waiters_) next = std::min(next, w.deadline);
+    const int timeout_ms = next == Clock::time_point::max() ? -1 : std::max(ms_left(next), 1);
+    const int n =
+        epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), timeout_ms);
+    if (n < 0 && errno != EINTR) return;
+    for (int i = 0; i < std::max(n, 0); ++i) {
+      const int fd = events[i].data.fd;
+      const auto ev = events[i].events;
+      if (fd == wake_.get()) {
+        std::lock_guard lk(mu_);
+        if (closing_) return;
+        continue;
+      }
+      if (fd == listen_fd_.get()) {
+        for (int added : queue.accept_from(fd)) {
+          if (!queue.pending(added)) continue;  // refused at once
+          epoll_event e{};
+          e.events = EPOLLIN | (queue.wants_write(added) ? EPOLLOUT : 0u);
+          e.data.fd = added;
+          epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, added, &e);
+        }
+        if (queue.accept_paused(Clock::now())) {
+          // Out of descriptors with no stranger left to drop: stop polling
+          // the listener (it would spin) until the back-off ends.
+          epoll_event e{};
+          e.data.fd = fd;
+          epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &e);
+          listening_ = false;
+        }
+        continue;
+      }
+      if (queue.pending(fd)) {
+        queue.advance(fd);
+        if (queue.pending(fd)) {
+          epoll_event e{};
+          e.events = EPOLLIN | (queue.wants_write(fd) ? EPOLLOUT : 0u);
+          e.data.fd = fd;
+          epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &e);
+        }
+        continue;
+      }
+      auto it = conns_.find(fd);
+      if (it == conns_.end()) continue;  // closed earlier in this batch
+      if (ev & EPOLLOUT) flush(*it->second);
+      if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_input(*it->second);
+      close_broken();
+    }
+    queue.expire(Clock::now());
+    for (auto& d : queue.take()) {
+      if (d.state == AcceptorHandshake::State::kAuthenticated) {
+        on_authenticated(d);
+      } else if (d.state == AcceptorHandshake::State::kMismatch && d.own_job) {
+        // One of the job's own ranks (token and job id) with another world
+        // size: the job cannot form.
+        bool forming;
+        {
+          std::lock_guard lk(mu_);
+          forming = !formed_;
+        }
+        if (forming)
+          fail_job(
+              "the rendezvous turned away one of the job's own ranks while the job was "
+              "forming: " +
+              d.reason + " (from " + d.address + ")");
+      }
+    }
+    reply_waiters(true);
+    close_broken();
   }
+}
+
+void TcpStoreServer::on_authenticated(HandshakeQueue::Done& d) {
+  const int fd = d.fd.get();
+  auto c = std::make_unique<Conn>();
+  c->fd = std::move(d.fd);
+  c->rank = d.hello.rank;
+  c->address = d.address;
+  Conn& conn = *c;
+  conns_[fd] = std::move(c);
+  update_interest(fd);
+  on_input(conn);  // the kind byte may already be here
+  close_broken();
+}
+
+void TcpStoreServer::update_interest(int fd) {
+  auto it = conns_.find(fd);
+  if (it == conns_.end()) return;
+  const Conn& c = *it->second;
+  epoll_event e{};
+  e.events = EPOLLIN | (c.out_sent < c.out.size() ? EPOLLOUT : 0u);
+  e.data.fd = fd;
+  // A handshake that finished inside accept_from() was never registered.
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &e) != 0 && errno == ENOENT)
+    epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &e);
+}
+
+void TcpStoreServer::on_input(Conn& c) {
+  const int fd = c.fd.get();
+  bool closed = false;
+  std::size_t got = 0;
+  char buf[65536];
+  while (got < kReadPerTurn) {
+    ssize_t r = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (r > 0) {
+      c.in.append(buf, static_cast<std::size_t>(r));
+      got += static_cast<std::size_t>(r);
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    closed = true;
+    break;
+  }
+  try {
+    while (!c.broken && !c.busy && serve_one(c)) {
+    }
+  } catch (const CommError&) {
+    closed = true;  // a malformed request from an authenticated rank: drop it
+  }
+  if (closed) mark_broken(c);
+}
+
+void TcpStoreServer::mark_broken(Conn& c) {
+  if (c.broken) return;
+  c.broken = true;
+  broken_.push_back(c.fd.get());
+}
+
+void TcpStoreServer::close_broken() {
+  // Closing a watch channel tells the others, which may break more.
+  while (!broken_.empty()) {
+    const int fd = broken_.back();
+    broken_.pop_back();
+    close_conn(fd, true);
+  }
+}
+
+bool TcpStoreServer::serve_one(Conn& c) {
+  wire::BufferReader r(c.in);
+  std::uint8_t op;
+  if (!r.op(op)) return false;
+  if (c.kind == Conn::Kind::kAwaitKind) {
+    c.in.erase(0, r.consumed());
+    if (op == wire::kRequests) {
+      c.kind = Conn::Kind::kRequests;
+      return true;
+    }
+    if (op != wire::kWatch) throw LinkError(LinkError::Kind::kOther, "unknown channel", {});
+    c.kind = Conn::Kind::kWatch;
+    std::vector<int> dead;
+    std::string fatal;
+    {
+      std::lock_guard lk(mu_);
+      watch_fd_[c.rank] = c.fd.get();
+      joined_.insert(c.rank);
+      if (static_cast<int>(joined_.size()) == creds_.world) formed_ = true;
+      fatal = fatal_;
+      dead.assign(dead_.begin(), dead_.end());
+    }
+    cv_.notify_all();
+    // A rank joining late learns what already happened.
+    if (!fatal.empty()) send(c, wire::Writer(wire::kAbort).text(fatal).bytes());
+    for (int d : dead) send(c, wire::Writer(wire::kDead).text(std::to_string(d)).bytes());
+    return true;
+  }
+  if (c.kind == Conn::Kind::kWatch) {
+    c.in.erase(0, r.consumed());
+    if (op == wire::kBye) {
+      std::lock_guard lk(mu_);
+      departed_.insert(c.rank);
+      cv_.notify_all();
+    }
+    return true;
+  }
+  if (op == wire::kSet) {
+    std::string key, value;
+    if (!r.text(key) || !r.text(value)) return false;
+    c.in.erase(0, r.consumed());
+    kv_[key] = std::move(value);
+    send(c, wire::Writer(wire::kOk).bytes());
+    reply_waiters(false);
+    return true;
+  }
+  if (op != wire::kGet && op != wire::kWait)
+    throw LinkError(LinkError::Kind::kOther, "unknown store request", {});
+  std::uint32_t nkeys = 1;
+  if (op == wire::kWait && !r.u32(nkeys)) return false;
+  if (nkeys > 1000000) throw LinkError(LinkError::Kind::kOther, "too many keys", {});
+  Waiter w{c.fd.get(), op, {}, 0, {}};
+  for (std::uint32_t i = 0; i < nkeys; ++i) {
+    std::string k;
+    if (!r.text(k)) return false;
+    w.keys.push_back(std::move(k));
+  }
+  std::uint32_t timeout_ms;
+  if (!r.u32(timeout_ms)) return false;
+  c.in.erase(0, r.consumed());
+  w.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  c.busy = true;
+  waiters_.push_back(std::move(w));
+  reply_waiters(false);
+  return true;
+}
+
+std::vector<std::uint8_t> TcpStoreServer::missing_reply(const Waiter& w) const {
+  wire::Writer reply(wire::kMissing);
+  std::vector<const std::string*> missing;
+  for (std::size_t i = w.first_missing; i < w.keys.size(); ++i)
+    if (!kv_.count(w.keys[i])) missing.push_back(&w.keys[i]);
+  reply.u32(static_cast<std::uint32_t>(missing.size()));
+  for (const auto* k : missing) reply.text(*k);
+  // Why a rank may be missing: the rendezvous refused connections.
+  reply.text(rejections_.summary());
+  return reply.bytes();
+}
+
+void TcpStoreServer::reply_waiters(bool timed_out_only) {
+  std::string fatal;
+  {
+    std::lock_guard lk(mu_);
+    fatal = fatal_;
+  }
+  const auto now = Clock::now();
+  std::vector<Waiter> keep;
+  std::vector<std::pair<int, std::vector<std::uint8_t>>> replies;
+  for (auto& w : waiters_) {
+    if (!fatal.empty()) {
+      replies.emplace_back(w.fd, wire::Writer(wire::kFatal).text(fatal).bytes());
+      continue;
+    }
+    if (!timed_out_only || w.deadline <= now)
+      while (w.first_missing < w.keys.size() && kv_.count(w.keys[w.first_missing]))
+        ++w.first_missing;
+    if (w.first_missing == w.keys.size()) {
+      replies.emplace_back(w.fd, w.op == wire::kGet
+                                     ? wire::Writer(wire::kValue).text(kv_[w.keys[0]]).bytes()
+                                     : wire::Writer(wire::kOk).bytes());
+    } else if (w.deadline <= now) {
+      replies.emplace_back(w.fd, missing_reply(w));
+    } else {
+      keep.push_back(std::move(w));
+    }
+  }
+  waiters_.swap(keep);
+  for (auto& [fd, bytes] : replies) {
+    auto it = conns_.find(fd);
+    if (it == conns_.end() || it->second->broken) continue;
+    it->second->busy = false;
+    send(*it->second, bytes);
+    // A request that arrived while this one waited is served now.
+    on_input(*it->second);
+  }
+}
+
+void TcpStoreServer::send(Conn& c, const std::vector<std::uint8_t>& bytes) {
+  if (c.broken) return;
+  if (c.out.size() - c.out_sent + bytes.size() > kMaxQueuedOutput) {
+    mark_broken(c);
+    return;
+  }
+  c.out.insert(c.out.end(), bytes.begin(), bytes.end());
+  flush(c);
+}
+
+void TcpStoreServer::flush(Conn& c) {
+  const int fd = c.fd.get();
+  while (c.out_sent < c.out.size()) {
+    ssize_t n = ::send(fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent,
+                       MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      c.out_sent += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    mark_broken(c);
+    return;
+  }
+  if (c.out_sent == c.out.size()) {
+    c.out.clear();
+    c.out_sent = 0;
+  }
+  update_interest(fd);
+}
+
+void TcpStoreServer::close_conn(int fd, bool died) {
+  auto it = conns_.find(fd);
+  if (it == conns_.end()) return;
+  std::unique_ptr<Conn> c = std::move(it->second);
+  conns_.erase(it);
+  std::erase_if(waiters_, [&](const Waiter& w) { return w.fd == fd; });
+  if (c->kind != Conn::Kind::kWatch) return;
+  int rank = c->rank;
+  bool report = false;
+  {
+    std::lock_guard lk(mu_);
+    auto w = watch_fd_.find(rank);
+    if (w != watch_fd_.end() && w->second == fd) watch_fd_.erase(w);
+    if (died && !closing_ && !departed_.count(rank) && !dead_.count(rank)) {
+      dead_.insert(rank);
+      report = true;
+    }
+  }
+  cv_.notify_all();
+  c.reset();  // closes the socket before the others are told
+  if (report) notify_watchers(wire::kDead, std::to_string(rank), rank);
 }
 
 void TcpStoreServer::fail_job(const std::string& why) {
-  // Caller holds mu_.
-  if (!fatal_.empty() || closing_) return;
-  fatal_ = why;
+  {
+    std::lock_guard lk(mu_);
+    if (!fatal_.empty() || closing_) return;
+    fatal_ = why;
+  }
   cv_.notify_all();
-  notify_watchers(wire::kAbort, fatal_, -1);
+  notify_watchers(wire::kAbort, why, -1);
+  reply_waiters(false);
 }
 
 void TcpStoreServer::notify_watchers(std::uint8_t op, const std::string& text, int except_rank) {
-  // Caller holds mu_. A watcher that cannot take 1 s of writes is dead anyway.
-  for (auto& [r, wfd] : watch_fd_) {
-    if (r == except_rank) continue;
-    try {
-      ErrorContext c;
-      c.peer_rank = r;
-      wire::Writer(op).text(text).send(wfd, Clock::now() + std::chrono::seconds(1), c);
-    } catch (const CommError&) {
-    }
-  }
-}
-
-void TcpStoreServer::on_death(int rank) {
-  std::lock_guard lk(mu_);
-  if (closing_ || departed_.count(rank) || dead_.count(rank)) return;
-  dead_.insert(rank);
-  cv_.notify_all();
-  notify_watchers(wire::kDead, std::to_string(rank), rank);
-}
-
-void TcpStoreServer::serve(int fd) {
-  ErrorContext ctx;
-  ctx.local_rank = 0;
-  ctx.plane = plane_;
-  ctx.operation = "rendezvous server";
-  ctx.peer_address = peer_address_of(fd);
-  try {
-    PeerHello hello =
-        authenticate(fd, creds_, "store", 0, -1, Clock::now() + handshake_timeout_, ctx);
-    ctx.peer_rank = hello.rank;
-    std::uint8_t kind = wire::read_op(fd, Clock::now() + handshake_timeout_, ctx);
-    if (kind == wire::kWatch)
-      serve_watch(fd, hello.rank, ctx);
-    else if (kind == wire::kRequests)
-      serve_requests(fd, hello.rank, ctx);
-  } catch (const AuthError& e) {
-    std::lock_guard lk(mu_);
-    rejections_.push_back(e.what());
-    if (!formed_)
-      fail_job("the rendezvous turned a connection away while the job was forming: " + e.detail() +
-               " (from " + ctx.peer_address + ")");
-  } catch (const CommError&) {
-    // A store channel that broke mid-request; deaths are reported by watch channels.
-  }
-  std::lock_guard lk(mu_);
-  for (auto it = watch_fd_.begin(); it != watch_fd_.end(); ++it)
-    if (it->second == fd) {
-      watch_fd_.erase(it);
-      break;
-    }
-  std::erase(conn_fds_, fd);
-  close(fd);
-}
-
-void TcpStoreServer::serve_watch(int fd, int rank, const ErrorContext& ctx) {
-  {
-    std::lock_guard lk(mu_);
-    watch_fd_[rank] = fd;
-    joined_.insert(rank);
-    cv_.notify_all();
-    if (static_cast<int>(joined_.size()) == creds_.world) formed_ = true;
-    ErrorContext c = ctx;
-    // A rank joining late learns what already happened.
-    if (!fatal_.empty())
-      wire::Writer(wire::kAbort).text(fatal_).send(fd, Clock::now() + std::chrono::seconds(1), c);
-    for (int d : dead_)
-      wire::Writer(wire::kDead)
-          .text(std::to_string(d))
-          .send(fd, Clock::now() + std::chrono::seconds(1), c);
-  }
-  try {
-    std::uint8_t op = wire::read_op(fd, far_future(), ctx);
-    if (op == wire::kBye) {
-      std::lock_guard lk(mu_);
-      departed_.insert(rank);
-      cv_.notify_all();
-      return;
-    }
-  } catch (const CommError&) {
-  }
-  on_death(rank);
-}
-
-void TcpStoreServer::serve_requests(int fd, int rank, const ErrorContext& ctx) {
-  (void)rank;
-  for (;;) {
-    std::uint8_t op = wire::read_op(fd, far_future(), ctx);
-    Deadline reply_by = Clock::now() + std::chrono::seconds(10);
-    if (op == wire::kSet) {
-      std::string key = wire::read_text(fd, reply_by, ctx),
-                  value = wire::read_text(fd, reply_by, ctx);
-      {
-        std::lock_guard lk(mu_);
-        kv_[key] = std::move(value);
-      }
-      cv_.notify_all();
-      wire::Writer(wire::kOk).send(fd, reply_by, ctx);
-      continue;
-    }
-    if (op != wire::kGet && op != wire::kWait)
-      throw LinkError(LinkError::Kind::kOther, "unknown store request", ctx);
-    std::uint32_t nkeys = op == wire::kGet ? 1 : wire::read_u32(fd, reply_by, ctx);
-    std::vector<std::string> keys;
-    for (std::uint32_t i = 0; i < nkeys && i < 1000000; ++i)
-      keys.push_back(wire::read_text(fd, reply_by, ctx));
-    std::uint32_t timeout_ms = wire::read_u32(fd, reply_by, ctx);
-    std::unique_lock lk(mu_);
-    auto missing = [&] {
-      std::vector<std::string> m;
-      for (const auto& k : keys)
-        if (!kv_.count(k)) m.push_back(k);
-      return m;
-    };
-    cv_.wait_until(lk, Clock::now() + std::chrono::milliseconds(timeout_ms),
-                   [&] { return closing_ || !fatal_.empty() || missing().empty(); });
-    if (closing_) return;
-    wire::Writer reply(wire::kOk);
-    if (!fatal_.empty()) {
-      reply = wire::Writer(wire::kFatal);
-      reply.text(fatal_);
-    } else if (auto m = missing(); !m.empty()) {
-      reply = wire::Writer(wire::kMissing);
-      reply.u32(static_cast<std::uint32_t>(m.size()));
-      for (const auto& k : m) reply.text(k);
-    } else if (op == wire::kGet) {
-      reply = wire::Writer(wire::kValue);
-      reply.text(kv_[keys[0]]);
-    }
-    lk.unlock();
-    reply.send(fd, Clock::now() + std::chrono::seconds(10), ctx);
-  }
+  std::vector<int> fds;
+  for (const auto& [fd, c] : conns_)
+    if (c->kind == Conn::Kind::kWatch && c->rank != except_rank) fds.push_back(fd);
+  const auto bytes = wire::Writer(op).text(text).bytes();
+  for (int fd : fds) send(*conns_.at(fd), bytes);
 }
 
 }  // namespace hn::stack::comm

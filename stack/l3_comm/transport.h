@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "stack/l3_comm/auth.h"
+#include "stack/l3_comm/handshake_queue.h"
 #include "stack/l3_comm/link_params.h"
 #include "stack/l3_comm/store.h"
 
@@ -96,7 +97,8 @@ struct DeviceSetup {
   LinkParams link;
   std::string advertise_ip;  // our address as the rendezvous sees it
   std::chrono::milliseconds timeout{30000};
-  std::size_t shm_ring_bytes = 0;  // 0: the transport's default
+  std::size_t shm_ring_bytes = 0;      // 0: the transport's default
+  RejectionLog* rejections = nullptr;  // where a listener records the strangers it refused
 };
 
 }  // namespace hn::stack::comm

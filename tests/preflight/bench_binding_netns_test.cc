@@ -97,7 +97,7 @@ TEST_CASE("netns: bench binds its links to the translated parameter-plane NIC") 
          dir.path() + "/bench" + std::to_string(r) + ".json"},
         120,
         {"RANK=" + std::to_string(r), "WORLD_SIZE=2", "MASTER_ADDR=" + c.address(0, "mgmt"),
-         "MASTER_PORT=29517", "HN_TOKEN=bench-binding-netns"});
+         "MASTER_PORT=29517", "HN_TOKEN=bench-binding-netns-0123456789abcdef"});
   };
   auto f0 = std::async(std::launch::async, rank, 0);
   auto f1 = std::async(std::launch::async, rank, 1);

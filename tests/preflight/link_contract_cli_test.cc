@@ -105,7 +105,7 @@ BenchFailure bench_rank1(const std::string& env_file, int port, double limit_s) 
                         HN_BINARY, "bench", "-b", "8", "-e", "64", "--transport", "tcp"},
                        limit_s,
                        {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
-                        "MASTER_PORT=" + std::to_string(port), "HN_TOKEN=link-contract-test"});
+                        "MASTER_PORT=" + std::to_string(port), "HN_TOKEN=link-contract-test-0123456789abcdef"});
   BenchFailure f;
   f.exit_code = r.exit_code;
   f.err = r.err;

@@ -93,7 +93,7 @@ TEST_CASE("mpi: a rank with another job's token is refused and named", "[mpi]") 
                                           "--timeout", "10",    "--rendezvous", rv};
   std::vector<std::string> argv = {mpirun, "-np", "1"};
   argv.insert(argv.end(), bench.begin(), bench.end());
-  for (const char* a : {":", "-np", "1", "env", "HN_TOKEN=ffffffffffffffffffffffffffffffff"})
+  for (const char* a : {":", "-np", "1", "env", "HN_TOKEN=fedcba9876543210fedcba9876543210"})
     argv.push_back(a);
   argv.insert(argv.end(), bench.begin(), bench.end());
   auto r = hn::test::run_process(argv, 60, kEnv);

@@ -58,7 +58,7 @@ TEST_CASE("bench: a DNS server that never answers ends at --timeout, classified"
   auto r = hn::test::run_process(
       {"/usr/sbin/ip", "netns", "exec", ns.name, HN_BINARY, "bench", "-e", "64", "--timeout", "1",
        "--rendezvous", "master.hn-test.example:29517"},
-      60, {"RANK=1", "WORLD_SIZE=2", "HN_TOKEN=x"});
+      60, {"RANK=1", "WORLD_SIZE=2", "HN_TOKEN=4d9f1c2ab37e80561f2c9d4e7a3b8f60"});
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   INFO(r.err);
   CHECK(r.exit_code != 0);

@@ -97,3 +97,28 @@ storage:
   CHECK(d[1].a == "(absent)");
   CHECK(diff_snapshots(YAML::Load(a), YAML::Load(b), true).size() > 2);
 }
+
+TEST_CASE("diff: IPv4 and IPv6 default routes, and two routes with one key, stay apart") {
+  // The IPv6 default route used to share the IPv4 one's entity and overwrite
+  // its fields, so a changed IPv4 gateway went unseen.
+  auto a = YAML::Load(
+      "version: 1\nnetplane:\n  routes:\n"
+      "    - {table: 254, dst: default, gateway: 192.0.2.1, family: 4}\n"
+      "    - {table: 254, dst: default, gateway: 'fd00::1', family: 6}\n"
+      "    - {table: 100, dst: 10.0.0.0/8, oif: eth1, metric: 10}\n"
+      "    - {table: 100, dst: 10.0.0.0/8, oif: eth2, metric: 20}\n");
+  auto b = YAML::Load(
+      "version: 1\nnetplane:\n  routes:\n"
+      "    - {table: 254, dst: default, gateway: 192.0.2.9, family: 4}\n"
+      "    - {table: 254, dst: default, gateway: 'fd00::1', family: 6}\n"
+      "    - {table: 100, dst: 10.0.0.0/8, oif: eth1, metric: 10}\n"
+      "    - {table: 100, dst: 10.0.0.0/8, oif: eth3, metric: 20}\n");
+  auto d = diff_snapshots(a, b, false);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].entity == "netplane/routes/table 254 default");
+  CHECK(d[0].field == "gateway");
+  CHECK(d[0].a == "192.0.2.1");
+  CHECK(d[0].b == "192.0.2.9");
+  CHECK(d[1].entity == "netplane/routes/table 100 10.0.0.0/8 #2");
+  CHECK(d[1].field == "oif");
+}

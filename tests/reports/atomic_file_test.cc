@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "tests/support/skip.h"
 #include "tests/support/temp_dir.h"
 
 using namespace hn::reports;
@@ -162,4 +163,54 @@ TEST_CASE("write_output writes through to a device instead of replacing it") {
   CHECK(S_ISLNK(st.st_mode));
   REQUIRE(::stat("/dev/null", &st) == 0);
   CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("a symlink another user planted in a sticky world-writable directory is refused") {
+  // As root: a directory like /tmp (1777), a link in it owned by nobody that
+  // points at a file of ours. The kernel's protected_symlinks rule, which we
+  // apply whatever the sysctl says.
+  if (::geteuid() != 0) hn::test::skip("needs root to plant a link owned by another user");
+  hn::test::TempDir dir;
+  const std::string pub = dir.path() + "/pub";
+  REQUIRE(::mkdir(pub.c_str(), 0777) == 0);
+  REQUIRE(::chmod(pub.c_str(), 01777) == 0);
+  const std::string victim = dir.path() + "/victim";
+  {
+    FILE* f = std::fopen(victim.c_str(), "w");
+    std::fputs("precious\n", f);
+    std::fclose(f);
+  }
+  const std::string link = pub + "/report.json";
+  REQUIRE(::symlink(victim.c_str(), link.c_str()) == 0);
+  REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
+  CHECK_THAT(output_path_problem(link), Catch::Contains("refusing to follow the symlink") &&
+                                            Catch::Contains("protected_symlinks"));
+  CHECK_THROWS_WITH(write_output(link, "overwritten\n"), Catch::Contains("uid 65534"));
+  CHECK(hn::test::read_file(victim) == "precious\n");
+  // Our own link there, or one owned by the directory's owner, is followed.
+  REQUIRE(::lchown(link.c_str(), 0, 0) == 0);
+  CHECK(output_path_problem(link).empty());
+  write_output(link, "ours\n");
+  CHECK(hn::test::read_file(victim) == "ours\n");
+  // A link of another user outside a sticky directory is followed too.
+  const std::string plain = dir.path() + "/plain";
+  REQUIRE(::symlink(victim.c_str(), plain.c_str()) == 0);
+  REQUIRE(::lchown(plain.c_str(), 65534, 65534) == 0);
+  CHECK(symlink_problem(plain).empty());
+}
+
+TEST_CASE("a FIFO nobody reads fails at the deadline instead of blocking") {
+  hn::test::TempDir dir;
+  const std::string fifo = dir.path() + "/out.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(write_output(fifo, "x\n", t0 + std::chrono::milliseconds(300)),
+                    Catch::Contains("timed out") && Catch::Contains("no process opened the FIFO"));
+  // A reader that never reads: the pipe fills, and the write stops at the deadline.
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  CHECK_THROWS_WITH(write_output(fifo, std::string(1 << 20, 'x'),
+                                 std::chrono::steady_clock::now() + std::chrono::milliseconds(300)),
+                    Catch::Contains("the reader stopped reading"));
+  ::close(reader);
 }

@@ -124,3 +124,19 @@ TEST_CASE("ctrf_status maps every status") {
   CHECK(ctrf_status(Status::kSkip) == "skipped");
   CHECK(ctrf_status(Status::kWarn) == "other");
 }
+
+TEST_CASE("CTRF baseline: the spec's keys only, reportId required") {
+  CtrfBaseline b{"0b7c5f3e-8d2a-4c1e-9f60-1a2b3c4d5e6f",
+                 "2026-12-01T10:00:00.000Z",
+                 "base.json",
+                 {{"runs", "10"}}};
+  json doc = json::parse(render_ctrf(test::sample_report(), &b));
+  CHECK(doc.at("baseline") == json{{"reportId", "0b7c5f3e-8d2a-4c1e-9f60-1a2b3c4d5e6f"},
+                                   {"timestamp", "2026-12-01T10:00:00.000Z"},
+                                   {"source", "base.json"},
+                                   {"extra", {{"runs", "10"}}}});
+  CtrfBaseline bare{"0b7c5f3e-8d2a-4c1e-9f60-1a2b3c4d5e6f", "", "", {}};
+  CHECK(json::parse(render_ctrf(test::sample_report(), &bare)).at("baseline") ==
+        json{{"reportId", "0b7c5f3e-8d2a-4c1e-9f60-1a2b3c4d5e6f"}});
+  CHECK_FALSE(json::parse(render_ctrf(test::sample_report())).contains("baseline"));
+}

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <set>
 #include <vector>
 
+#include "stack/l3_comm/link_acceptor.h"
 #include "stack/l3_comm/spin_policy.h"
 #include "stack/l3_comm/tcp/pair.h"
 
@@ -93,22 +95,20 @@ std::unique_ptr<Device> create_device(const DeviceSetup& s) {
     ErrorContext c = ctx;
     c.peer_rank = peer;
     c.peer_address = addr;
-    Fd fd = connect_with_retry(host, std::stoi(addr.substr(colon + 1)), s.link, c);
-    authenticate(fd.get(), s.creds, "peer", s.rank, peer, Clock::now() + s.link.connect_timeout, c);
+    Fd fd = connect_authenticated(host, std::stoi(addr.substr(colon + 1)), s.link, s.creds, "peer",
+                                  s.rank, peer, c);
     dev->set_pair(peer, std::make_unique<TcpPair>(s.rank, peer, std::move(fd), s.link.plane));
   }
-  for (int accepted = s.rank + 1; accepted < s.world; ++accepted) {
-    ErrorContext c = ctx;
-    c.operation = "tcp link setup (waiting for higher ranks to connect)";
-    Fd fd = accept_until(listener.get(), deadline, c);
-    c.peer_address = peer_address_of(fd.get());
-    PeerHello h = authenticate(fd.get(), s.creds, "peer", s.rank, -1,
-                               Clock::now() + s.link.connect_timeout, c);
-    if (h.rank <= s.rank)
-      throw AuthError("rank " + std::to_string(h.rank) + " connected, but only higher ranks should",
-                      c);
-    dev->set_pair(h.rank, std::make_unique<TcpPair>(s.rank, h.rank, std::move(fd), s.link.plane));
-  }
+  std::set<int> higher;
+  for (int r = s.rank + 1; r < s.world; ++r) higher.insert(r);
+  RejectionLog local_log;
+  ErrorContext c = ctx;
+  c.operation = "tcp link setup (waiting for higher ranks to connect)";
+  for (auto& [peer, fd] :
+       accept_peer_links(listener.get(), s.creds, s.rank, std::move(higher), deadline,
+                         std::min(s.link.connect_timeout, kMaxHandshakeTime),
+                         s.rejections ? *s.rejections : local_log, c))
+    dev->set_pair(peer, std::make_unique<TcpPair>(s.rank, peer, std::move(fd), s.link.plane));
   return dev;
 }
 

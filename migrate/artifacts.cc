@@ -1,0 +1,258 @@
+#include "migrate/artifacts.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "compat/input_error.h"
+#include "compat/translate/env_output.h"
+#include "compat/translate/shell_lexer.h"
+
+namespace hn::migrate {
+
+namespace tr = compat::translate;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    lines.push_back(text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+// The assignments of a line that holds nothing else (with `export`,
+// `declare -x` or bare), or nothing when the line is anything more.
+struct Assignment {
+  std::string name, raw;
+};
+struct AssignLine {
+  bool pure = false;
+  bool exported = false;
+  std::vector<Assignment> assignments;
+};
+
+AssignLine read_assign_line(const std::string& line) {
+  AssignLine out;
+  if (!line.empty() && line.back() == '\\') return out;  // continues on the next line
+  std::vector<tr::ShellToken> words;
+  try {
+    tr::ShellLexer lex(line, "", nullptr);
+    for (tr::ShellToken t = lex.next(); t.kind != tr::ShellToken::kEnd; t = lex.next()) {
+      if (t.kind != tr::ShellToken::kWord) return out;  // ;, &&, |, a redirection
+      words.push_back(std::move(t));
+    }
+  } catch (const compat::InputError&) {
+    return out;  // a quote that closes on a later line
+  }
+  size_t i = 0;
+  if (i < words.size() && (words[i].text == "export" || words[i].text == "declare")) {
+    out.exported = true;
+    ++i;
+    while (i < words.size() && !words[i].assign_name && words[i].text.rfind("-", 0) == 0) {
+      if (words[i].text.find('x') == std::string::npos && words[0].text == "declare") return out;
+      ++i;
+    }
+  }
+  if (i == words.size()) return out;
+  for (; i < words.size(); ++i) {
+    if (!words[i].assign_name) return out;
+    out.assignments.push_back({*words[i].assign_name, words[i].assign_raw});
+  }
+  out.pure = true;
+  return out;
+}
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  return s;
+}
+
+}  // namespace
+
+bool unchanged_setting(const tr::VarResult& v) {
+  if (v.outcome != tr::Outcome::kTranslated) return false;
+  if (v.input.dynamic) return v.outputs.empty();
+  return v.outputs.size() == 1 && v.outputs[0].first == v.input.name &&
+         v.outputs[0].second == v.input.value;
+}
+
+std::string render_migrated_script(const std::string& text, const std::string& file,
+                                   const tr::Translation& t, const std::string& header) {
+  // What the translation wrote (after merging) and what each variable became.
+  std::map<std::string, std::string> written;
+  for (const auto& l : t.env) written[l.name] = l.value;
+  std::map<std::pair<std::string, int>, const tr::VarResult*> result;
+  for (const auto& v : t.vars)
+    if (v.input.file == file && v.input.line > 0) result[{v.input.name, v.input.line}] = &v;
+
+  std::vector<std::string> lines = split_lines(text);
+  std::set<std::string> placed;  // env names written inline
+  std::vector<std::string> out;
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const int line_no = static_cast<int>(n) + 1;
+    const std::string& line = lines[n];
+    bool touched = false;
+    for (const auto& [key, v] : result)
+      touched = touched || (key.second == line_no && !unchanged_setting(*v));
+    if (!touched) {
+      // Settings kept as they are stay where they are.
+      for (const auto& [key, v] : result)
+        if (key.second == line_no)
+          for (const auto& o : v->outputs) placed.insert(o.first);
+      out.push_back(line);
+      continue;
+    }
+    AssignLine a = read_assign_line(line);
+    if (!a.pure) {
+      std::string names;
+      for (const auto& [key, v] : result)
+        if (key.second == line_no) names += (names.empty() ? "" : ", ") + key.first;
+      out.push_back("# " + std::string(kArtifactMarker) + ": " + names +
+                    " set on this command line; the translated values are in the block above, "
+                    "edit this line by hand");
+      out.push_back(line);
+      continue;
+    }
+    out.push_back("# " + std::string(kArtifactMarker) + ": was: " + line);
+    const std::string prefix = a.exported ? "export " : "";
+    for (const auto& as : a.assignments) {
+      auto it = result.find({as.name, line_no});
+      if (it == result.end()) {  // not a communication variable
+        out.push_back(prefix + as.name + "=" + as.raw);
+        continue;
+      }
+      const tr::VarResult& v = *it->second;
+      const std::string outcome = tr::to_string(v.outcome);
+      bool wrote = false;
+      for (const auto& [name, value] : v.outputs) {
+        auto w = written.find(name);
+        if (w == written.end() || w->second != value || placed.count(name)) continue;
+        placed.insert(name);
+        wrote = true;
+        bool same = name == v.input.name && value == v.input.value;
+        out.push_back("export " + name + "=" + tr::shell_quote(value) +
+                      (same ? ""
+                            : "  # " + std::string(kArtifactMarker) + ": from " + v.input.name +
+                                  "=" + one_line(v.input.value) + ", " + outcome));
+      }
+      if (wrote) continue;
+      bool folded = !v.outputs.empty();
+      std::string into;
+      for (const auto& [name, value] : v.outputs) {
+        folded = folded && placed.count(name);
+        into += (into.empty() ? "" : ", ") + name;
+      }
+      if (folded) {
+        out.push_back("# " + std::string(kArtifactMarker) + ": " + v.input.name + " is part of " +
+                      into + " above");
+        continue;
+      }
+      if (v.input.dynamic && v.outcome == tr::Outcome::kTranslated) {
+        out.push_back(prefix + as.name + "=" + as.raw);  // computed at run time; kept
+        continue;
+      }
+      std::string why = !v.todo.empty() ? v.todo : v.detail;
+      out.push_back("# " + std::string(kArtifactMarker) + ": " + v.input.name + " " +
+                    (v.outcome == tr::Outcome::kDropped || v.outcome == tr::Outcome::kUnknown
+                         ? outcome
+                         : outcome + ", not written") +
+                    (why.empty() ? "" : ": " + one_line(why)));
+    }
+  }
+
+  // The block: translated values no edited line carries.
+  std::vector<std::string> block;
+  for (const auto& l : t.env)
+    if (!placed.count(l.name))
+      block.push_back("export " + l.name + "=" + tr::shell_quote(l.value) + "  # " +
+                      one_line(l.origin));
+  // After the shebang, comments and #SBATCH lines at the top (never edited,
+  // so their index is the same in the copy).
+  size_t insert_at = 0;
+  while (insert_at < lines.size()) {
+    size_t first = lines[insert_at].find_first_not_of(" \t");
+    if (first != std::string::npos && lines[insert_at][first] != '#') break;
+    ++insert_at;
+  }
+  std::vector<std::string> head = {"# " + header +
+                                   " (each changed line keeps the original as a comment)"};
+  if (!block.empty()) {
+    head.push_back("# ---- " + std::string(kArtifactMarker) +
+                   ": settings no single line of the original sets ----");
+    head.insert(head.end(), block.begin(), block.end());
+    head.push_back("# ----");
+  }
+  // The marker goes right after the shebang so a re-run can recognise the file.
+  size_t marker_at = !out.empty() && out[0].rfind("#!", 0) == 0 ? 1 : 0;
+  out.insert(out.begin() + static_cast<long>(insert_at), head.begin() + 1, head.end());
+  out.insert(out.begin() + static_cast<long>(marker_at), head.front());
+  std::string s;
+  for (const auto& l : out) s += l + "\n";
+  return s;
+}
+
+std::string env_artifact_path(const std::string& dir, const std::string& job,
+                              const std::string& to) {
+  return (fs::path(dir) / (job + "." + to + ".env")).string();
+}
+
+std::string script_artifact_path(const std::string& dir, const std::string& script) {
+  fs::path p(script);
+  return (fs::path(dir) / (p.stem().string() + ".migrated" + p.extension().string())).string();
+}
+
+namespace {
+
+bool written_by_us(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  for (int i = 0; i < 2 && std::getline(in, line); ++i)
+    if (line.rfind("# " + std::string(kArtifactMarker), 0) == 0) return true;
+  return false;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
+void check_artifact_paths(const std::string& dir, const std::vector<std::string>& paths,
+                          const std::vector<std::string>& inputs) {
+  auto fail = [](const std::string& what) {
+    throw compat::InputError("command line", 0, 0, "--out-dir", what);
+  };
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    fs::path parent = fs::path(dir).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      fail(dir + ": its parent directory does not exist");
+    if (!fs::create_directory(dir, ec)) fail(dir + ": cannot create it: " + ec.message());
+  } else if (!fs::is_directory(dir, ec)) {
+    fail(dir + " exists and is not a directory");
+  }
+  for (const auto& p : paths) {
+    for (const auto& in : inputs)
+      if (same_file(p, in)) fail(p + " is one of the job's inputs; choose another --out-dir");
+    if (fs::exists(p, ec) && !written_by_us(p))
+      fail(p +
+           " exists and was not written by hnprecheck migrate; it is never overwritten "
+           "(move it away or choose another --out-dir)");
+  }
+}
+
+}  // namespace hn::migrate

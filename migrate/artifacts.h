@@ -1,0 +1,49 @@
+#pragma once
+// The files `migrate --out-dir DIR` writes: the translated environment (an
+// env file, as `translate --out` writes it) and a copy of the launch script
+// with the environment changes applied, every change commented.
+//
+// In the copy of the script, a line that only assigns variables (`export
+// NCCL_IB_TC=106`, `A=1 B=2`) is replaced: the original stays as a comment and
+// each variable becomes its translation (`export HCCL_RDMA_TC=104  #
+// hnprecheck migrate: from NCCL_IB_TC=106, converted`), a comment saying why
+// it was dropped or needs review, or itself when it holds as it is. Other
+// lines (a variable set as a prefix of a command, a value spanning lines) are
+// never edited; the translated values they would have set, and the values
+// added by cross-variable rules, go into one block before the first command.
+// `header` starts with "hnprecheck migrate"; every generated file carries it
+// as a comment in its first two lines.
+//
+// Never overwrites the user's files: check_artifact_paths() refuses (compat::
+// InputError, exit 2, before any work) a path that is one of the job's inputs
+// or an existing file that hnprecheck migrate did not write.
+
+#include <string>
+#include <vector>
+
+#include "compat/translate/translator.h"
+
+namespace hn::migrate {
+
+inline constexpr const char* kArtifactMarker = "hnprecheck migrate";
+
+// The job keeps this setting as it is on the target: the same name with the
+// same value (or a value computed at run time that stays in the script).
+bool unchanged_setting(const compat::translate::VarResult& v);
+
+std::string render_migrated_script(const std::string& text, const std::string& file,
+                                   const compat::translate::Translation& t,
+                                   const std::string& header);
+
+// "<dir>/<job>.<to>.env" and "<dir>/<stem>.migrated<ext>" (train.sbatch ->
+// train.migrated.sbatch).
+std::string env_artifact_path(const std::string& dir, const std::string& job,
+                              const std::string& to);
+std::string script_artifact_path(const std::string& dir, const std::string& script);
+
+// Creates `dir` when it is missing (its parent must exist) and checks every
+// path as above. Throws compat::InputError (field "--out-dir").
+void check_artifact_paths(const std::string& dir, const std::vector<std::string>& paths,
+                          const std::vector<std::string>& inputs);
+
+}  // namespace hn::migrate

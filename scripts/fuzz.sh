@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (build-fuzz/, ASan + UBSan) and runs
+# each over its seed corpus (tests/fuzz/corpus/<target>, plus the fixtures
+# that fit it), copied to a scratch directory so the repository stays clean.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]   every target by default, 60 s each
+#   scripts/fuzz.sh --ctest SECONDS TARGET  one short run for ctest (label fuzz);
+#                                           exit 77 with the reason when clang or
+#                                           its libFuzzer runtime is missing
+# A crash, a leak, an input slower than 10 s or one using more than 2 GB is a
+# failure; the fuzzer writes the input to build-fuzz/artifacts/ and this
+# script exits non-zero. Needs: scripts/install-deps.sh --test (clang,
+# libclang-rt-dev).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+all_targets=(fuzz_profile_snapshot fuzz_env_inputs fuzz_op_parsers fuzz_rule_tables
+             fuzz_op_matrix fuzz_trace fuzz_k8s_manifest fuzz_rendezvous)
+ctest=0
+if [ "${1:-}" = "--ctest" ]; then
+  ctest=1
+  shift
+fi
+seconds="${1:-60}"
+[ $# -gt 0 ] && shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
+
+skip() {
+  echo "SKIP: $*"
+  [ $ctest -eq 1 ] && exit 77
+  exit 1
+}
+command -v clang++ >/dev/null || skip "clang++ is not installed (scripts/install-deps.sh --test)"
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }\n' \
+  >"$probe/p.cc"
+clang++ -fsanitize=fuzzer "$probe/p.cc" -o "$probe/p" 2>/dev/null ||
+  skip "clang++ has no libFuzzer runtime (install libclang-rt-dev: scripts/install-deps.sh --test)"
+
+# One build at a time: ctest runs several fuzz tests at once.
+mkdir -p build-fuzz
+(
+  flock 9
+  if [ ! -f build-fuzz/CMakeCache.txt ]; then
+    CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DHN_FUZZ=ON -DHN_BUILD_TESTS=OFF >/dev/null
+  fi
+  cmake --build build-fuzz -j 2 --target "${targets[@]}" >build-fuzz/last-build.log 2>&1 ||
+    { tail -40 build-fuzz/last-build.log >&2; exit 2; }
+) 9>build-fuzz/.lock
+
+extra_seeds() {  # read-only corpora besides the target's own
+  case "$1" in
+    fuzz_profile_snapshot) echo tests/fixtures/profiles tests/fixtures/snapshots ;;
+    fuzz_op_parsers | fuzz_trace) echo tests/fixtures/ops ;;
+    fuzz_op_matrix) echo profiles/ops ;;
+    fuzz_rule_tables) echo profiles/translate ;;
+    fuzz_env_inputs) echo tests/fixtures/translate ;;
+  esac
+}
+
+mkdir -p build-fuzz/artifacts
+status=0
+printf '%-24s %8s %10s %s\n' target seconds runs result
+for t in "${targets[@]}"; do
+  work=$(mktemp -d)
+  cp -r "tests/fuzz/corpus/$t/." "$work/"
+  log="build-fuzz/$t.log"
+  rc=0
+  # shellcheck disable=SC2046
+  "build-fuzz/bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
+    "$work" $(extra_seeds "$t") >"$log" 2>&1 || rc=$?
+  rm -rf "$work"
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  if [ $rc -eq 0 ]; then
+    printf '%-24s %8s %10s %s\n' "$t" "$seconds" "$runs" clean
+  else
+    printf '%-24s %8s %10s %s\n' "$t" "$seconds" "$runs" "FAILED (exit $rc, see $log)"
+    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 >&2 || true
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,111 @@
+// The generated files: the migrated launch script, and the rule that the
+// user's files are never overwritten.
+#include "migrate/artifacts.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "compat/input_error.h"
+#include "compat/translate/env_input.h"
+#include "compat/translate/rules.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace tr = hn::compat::translate;
+using hn::migrate::render_migrated_script;
+
+namespace {
+
+std::string migrate_script(const std::string& text) {
+  auto entries = tr::parse_env_input(text, "job.sh", tr::InputFormat::kScript);
+  tr::RuleBook book = tr::RuleBook::load();
+  tr::Context ctx;
+  ctx.pfc_priority = 4;
+  tr::Translation t = tr::translate(entries, book.for_translation("torch", "hccl"), book, ctx);
+  return render_migrated_script(text, "job.sh", t,
+                                "hnprecheck migrate job: --from torch --to hccl");
+}
+
+}  // namespace
+
+TEST_CASE("artifacts: assignment lines become their translation, the original kept as a comment") {
+  const std::string out = migrate_script(
+      "#!/bin/bash\n"
+      "#SBATCH --nodes=2\n"
+      "export NCCL_IB_TC=106 OMP_NUM_THREADS=8\n"
+      "export NCCL_DEBUG_FILE=/local/nccl.%h.log\n"
+      "MASTER_PORT=29500\n"
+      "NCCL_IB_SL=3 srun python train.py\n");
+  CHECK(out ==
+        "#!/bin/bash\n"
+        "# hnprecheck migrate job: --from torch --to hccl (each changed line keeps the original as "
+        "a comment)\n"
+        "#SBATCH --nodes=2\n"
+        "# ---- hnprecheck migrate: settings no single line of the original sets ----\n"
+        "export HCCL_RDMA_SL=4  # NCCL_IB_SL=3 (job.sh:6 (prefix of srun)), converted\n"
+        "# ----\n"
+        "# hnprecheck migrate: was: export NCCL_IB_TC=106 OMP_NUM_THREADS=8\n"
+        "export HCCL_RDMA_TC=104  # hnprecheck migrate: from NCCL_IB_TC=106, converted\n"
+        "export OMP_NUM_THREADS=8\n"
+        "# hnprecheck migrate: was: export NCCL_DEBUG_FILE=/local/nccl.%h.log\n"
+        "# hnprecheck migrate: NCCL_DEBUG_FILE dropped: CANN writes its logs to "
+        "~/ascend/log/run/plog/ (or stdout with ASCEND_SLOG_PRINT_TO_STDOUT=1); there is no "
+        "file-name pattern\n"
+        "MASTER_PORT=29500\n"
+        "# hnprecheck migrate: NCCL_IB_SL set on this command line; the translated values are in "
+        "the block above, edit this line by hand\n"
+        "NCCL_IB_SL=3 srun python train.py\n");
+}
+
+TEST_CASE("artifacts: the migrated example script is valid shell") {
+  hn::test::TempDir dir;
+  const std::string text =
+      "#!/bin/bash\nset -e\nexport NCCL_SOCKET_RETRY_CNT=30 NCCL_SOCKET_RETRY_SLEEP_MSEC=500\n"
+      "export NCCL_ALGO=Ring\nARGS=(\n  --save /x\n)\necho \"${ARGS[@]}\"\n";
+  std::string path = dir.write("migrated.sh", migrate_script(text));
+  auto r = hn::test::run_process({"/bin/bash", "-n", path});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  std::string out = hn::test::read_file(path);
+  CHECK_THAT(out, Catch::Contains("export HCCL_CONNECT_TIMEOUT=213  # hnprecheck migrate: from "
+                                  "NCCL_SOCKET_RETRY_CNT=30, converted\n"
+                                  "# hnprecheck migrate: NCCL_SOCKET_RETRY_SLEEP_MSEC is part of "
+                                  "HCCL_CONNECT_TIMEOUT above\n"));
+  CHECK_THAT(out, Catch::Contains("export HCCL_ALGO='level0:NA;level1:ring'"));
+}
+
+TEST_CASE("artifacts: file names in the out-dir") {
+  CHECK(hn::migrate::env_artifact_path("out", "gpt", "hccl") == "out/gpt.hccl.env");
+  CHECK(hn::migrate::script_artifact_path("out", "jobs/train.sbatch") ==
+        "out/train.migrated.sbatch");
+  CHECK(hn::migrate::script_artifact_path("out", "run") == "out/run.migrated");
+}
+
+TEST_CASE("artifacts: the user's files are never overwritten") {
+  hn::test::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const std::string env = out + "/gpt.hccl.env";
+  // A missing out-dir is created; its parent must exist.
+  hn::migrate::check_artifact_paths(out, {env}, {});
+  CHECK(std::filesystem::is_directory(out));
+  CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(dir.path() + "/no/such", {}, {}),
+                    Catch::Contains("its parent directory does not exist"));
+  // A file of ours (it names hnprecheck migrate in its first lines) may be replaced.
+  dir.write("out/gpt.hccl.env", "# hnprecheck migrate gpt: --from torch --to hccl\nA=1\n");
+  hn::migrate::check_artifact_paths(out, {env}, {});
+  // Anything else is refused, and so is one of the job's inputs.
+  dir.write("out/gpt.hccl.env", "HCCL_BUFFSIZE=200\n");
+  try {
+    hn::migrate::check_artifact_paths(out, {env}, {});
+    FAIL("overwrote a user's file");
+  } catch (const hn::compat::InputError& e) {
+    CHECK(e.field() == "--out-dir");
+    CHECK_THAT(e.what(), Catch::Contains("exists and was not written by hnprecheck migrate"));
+  }
+  std::string script = dir.write("out/train.migrated.sbatch", "# hnprecheck migrate x\n");
+  CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(out, {script}, {script}),
+                    Catch::Contains("is one of the job's inputs"));
+  dir.write("file", "x");
+  CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(dir.path() + "/file", {}, {}),
+                    Catch::Contains("exists and is not a directory"));
+}
