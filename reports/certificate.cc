@@ -205,30 +205,30 @@ int outcome_weight(Status s) {
   return 0;
 }
 
-std::string_view to_string(Verdict v) {
+std::string_view to_string(CertVerdict v) {
   switch (v) {
-    case Verdict::kCertified:
+    case CertVerdict::kCertified:
       return "certified";
-    case Verdict::kNotCertified:
+    case CertVerdict::kNotCertified:
       return "not_certified";
-    case Verdict::kIncomplete:
+    case CertVerdict::kIncomplete:
       return "incomplete";
   }
   return "incomplete";
 }
 
-Verdict verdict_from_string(std::string_view s) {
-  for (Verdict v : {Verdict::kCertified, Verdict::kNotCertified, Verdict::kIncomplete})
+CertVerdict verdict_from_string(std::string_view s) {
+  for (CertVerdict v : {CertVerdict::kCertified, CertVerdict::kNotCertified, CertVerdict::kIncomplete})
     if (to_string(v) == s) return v;
   throw std::invalid_argument("'" + std::string(s) +
                               "' is not a verdict (expected certified, not_certified or "
                               "incomplete)");
 }
 
-Verdict verdict_for_exit_code(int exit_code) {
-  if (exit_code == 0) return Verdict::kCertified;
-  if (exit_code == 1) return Verdict::kNotCertified;
-  return Verdict::kIncomplete;
+CertVerdict verdict_for_exit_code(int exit_code) {
+  if (exit_code == 0) return CertVerdict::kCertified;
+  if (exit_code == 1) return CertVerdict::kNotCertified;
+  return CertVerdict::kIncomplete;
 }
 
 std::string render_certificate(const Certificate& c) {

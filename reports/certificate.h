@@ -22,17 +22,17 @@ namespace hn::reports {
 inline constexpr const char* kCertificateSchemaName = "hnprecheck.certificate";
 inline constexpr int kCertificateSchemaVersion = 1;
 
-enum class Verdict { kCertified, kNotCertified, kIncomplete };
+enum class CertVerdict { kCertified, kNotCertified, kIncomplete };
 // The status a group of findings shows (a phase, a host's layer): FAIL 4,
 // ERROR 3, WARN 2, PASS 1, SKIP 0, higher wins; a failed check outranks one
 // that could not run, as in exit_code_for().
 int outcome_weight(Status s);
 
-std::string_view to_string(Verdict v);  // "certified", "not_certified", "incomplete"
+std::string_view to_string(CertVerdict v);  // "certified", "not_certified", "incomplete"
 // Throws std::invalid_argument naming the text.
-Verdict verdict_from_string(std::string_view s);
+CertVerdict verdict_from_string(std::string_view s);
 // The verdict of a run that exits with `exit_code` (0, 1, 3).
-Verdict verdict_for_exit_code(int exit_code);
+CertVerdict verdict_for_exit_code(int exit_code);
 
 struct CertificateHost {
   std::string name;        // gethostname() of the host
@@ -59,7 +59,7 @@ struct Certificate {
   int world = 0;
   std::vector<CertificateHost> hosts;
   std::int64_t started_unix_ms = 0, finished_unix_ms = 0;
-  Verdict verdict = Verdict::kIncomplete;
+  CertVerdict verdict = CertVerdict::kIncomplete;
   std::vector<CertificatePhase> phases;
   std::vector<Measurement> metrics;
   std::vector<Finding> findings;

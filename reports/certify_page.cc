@@ -276,8 +276,8 @@ std::string render_certify_summary(const Certificate& c, int exit_code, bool col
                     : exit_code == 1 ? Status::kFail
                                      : Status::kError;
   os << "verdict: "
-     << styled(vs, c.verdict == Verdict::kCertified      ? "certified"
-                   : c.verdict == Verdict::kNotCertified ? "not certified"
+     << styled(vs, c.verdict == CertVerdict::kCertified      ? "certified"
+                   : c.verdict == CertVerdict::kNotCertified ? "not certified"
                                                          : "incomplete")
      << " (exit " << exit_code << "): " << c.hosts.size() << " host(s), " << ranks << " rank(s), "
      << duration_text(static_cast<double>(c.finished_unix_ms - c.started_unix_ms)) << "\n";
@@ -286,9 +286,9 @@ std::string render_certify_summary(const Certificate& c, int exit_code, bool col
 
 std::string render_certify_html(const Report& report, const Certificate& c) {
   std::ostringstream os;
-  os << "<h2>Verdict: "
-     << esc(c.verdict == Verdict::kCertified      ? "certified"
-            : c.verdict == Verdict::kNotCertified ? "not certified"
+  os << "<h2>CertVerdict: "
+     << esc(c.verdict == CertVerdict::kCertified      ? "certified"
+            : c.verdict == CertVerdict::kNotCertified ? "not certified"
                                                   : "incomplete")
      << "</h2>\n<table>\n<tr><th>phase</th><th>layers</th><th>status</th><th>time</th><th>"
         "skipped because</th></tr>\n";

@@ -52,7 +52,7 @@ TEST_CASE("certify: this machine, embedded profile, two local ranks by default")
   CHECK_THAT(r.out, Catch::Contains("hnprecheck certify  host "));
   CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0): 1 host(s), 2 rank(s)"));
   auto c = certificate(dir.path() + "/c.json");
-  CHECK(c.verdict == hn::reports::Verdict::kCertified);
+  CHECK(c.verdict == hn::reports::CertVerdict::kCertified);
   CHECK(c.world == 2);
   CHECK(c.launcher == "local");
   CHECK(c.profile_source == "embedded:default");
@@ -228,7 +228,7 @@ TEST_CASE("certify: --timeout bounds the run - what could not run is ERROR, exit
   CHECK(r.exit_code == 3);
   CHECK(s < 30);
   auto c = certificate(dir.path() + "/c.json");
-  CHECK(c.verdict == hn::reports::Verdict::kIncomplete);
+  CHECK(c.verdict == hn::reports::CertVerdict::kIncomplete);
   CHECK_THAT(r.out, Catch::Contains("CERT-RUN-TIMEOUT"));
 }
 

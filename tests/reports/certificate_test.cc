@@ -21,7 +21,7 @@ Certificate sample() {
   c.hosts = {{"gpu01", "gpu01", {0, 1}}, {"gpu02", "gpu02", {2, 3}}};
   c.started_unix_ms = 1764590400000;
   c.finished_unix_ms = 1764590412345;
-  c.verdict = Verdict::kNotCertified;
+  c.verdict = CertVerdict::kNotCertified;
   c.phases = {{"hosts", {"L7", "L6"}, Status::kPass, 120.5, ""},
               {"collectives", {"L3"}, Status::kSkip, 0, "COMM-LINK-TIMEOUT gpu01 -> gpu02"}};
   Measurement m;
@@ -103,10 +103,10 @@ TEST_CASE("certificate: a reader refuses what it cannot trust, naming the field"
 }
 
 TEST_CASE("certificate: verdicts follow the exit codes") {
-  CHECK(verdict_for_exit_code(0) == Verdict::kCertified);
-  CHECK(verdict_for_exit_code(1) == Verdict::kNotCertified);
-  CHECK(verdict_for_exit_code(3) == Verdict::kIncomplete);
-  CHECK(to_string(Verdict::kIncomplete) == "incomplete");
+  CHECK(verdict_for_exit_code(0) == CertVerdict::kCertified);
+  CHECK(verdict_for_exit_code(1) == CertVerdict::kNotCertified);
+  CHECK(verdict_for_exit_code(3) == CertVerdict::kIncomplete);
+  CHECK(to_string(CertVerdict::kIncomplete) == "incomplete");
   CHECK_THROWS_AS(verdict_from_string("ok"), std::invalid_argument);
 }
 

@@ -24,7 +24,7 @@ Certificate sample() {
   c.hosts = {{"host0", "host0", {0}}, {"host1", "host1", {1}}};
   c.started_unix_ms = 0;
   c.finished_unix_ms = 2500;
-  c.verdict = Verdict::kNotCertified;
+  c.verdict = CertVerdict::kNotCertified;
   c.phases = {{"hosts", {"L7", "L6"}, Status::kPass, 120, ""},
               {"storage", {"L7"}, Status::kSkip, 0, "the profile declares no storage.mounts"}};
   for (const char* op : {"allreduce", "alltoall"})
