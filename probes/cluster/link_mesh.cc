@@ -1,6 +1,9 @@
 #include "probes/cluster/link_mesh.h"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <future>
 #include <set>
@@ -8,6 +11,7 @@
 #include <vector>
 
 #include "probes/cluster/link_pattern.h"
+#include "stack/l3_comm/auth.h"
 #include "stack/l3_comm/errors.h"
 
 namespace hn::probes::cluster {
@@ -16,6 +20,31 @@ namespace {
 
 using comm::Clock;
 using std::chrono::milliseconds;
+
+// The accepting side of one link's handshake, blocking until it ends or the
+// deadline: the rendezvous protocol has the connecting side prove the token
+// first, so the acceptor runs AcceptorHandshake (auth.h) rather than the
+// connecting side's authenticate(). Throws AuthError for a stranger or a
+// mismatch, TimeoutError at the deadline. The socket is blocking again after.
+comm::PeerHello accept_handshake(int fd, const comm::Credentials& creds, int my_rank,
+                                 const char* channel, comm::Deadline deadline,
+                                 const comm::ErrorContext& ctx) {
+  comm::set_nonblocking(fd, true);
+  comm::AcceptorHandshake hs(fd, creds, my_rank, channel);
+  for (;;) {
+    const auto st = hs.advance();
+    if (st == comm::AcceptorHandshake::State::kAuthenticated) {
+      comm::set_nonblocking(fd, false);
+      return hs.hello();
+    }
+    if (st != comm::AcceptorHandshake::State::kPending) throw comm::AuthError(hs.reason(), ctx);
+    const int left = comm::ms_left(deadline);
+    if (left <= 0) throw comm::TimeoutError("no handshake before the deadline", ctx);
+    pollfd p{fd, static_cast<short>(hs.wants_write() ? POLLOUT : POLLIN), 0};
+    if (::poll(&p, 1, left) < 0 && errno != EINTR)
+      throw comm::LinkError(comm::LinkError::Kind::kOther, "poll during the handshake failed", ctx);
+  }
+}
 
 constexpr const char* kChannel = "certify-link";
 constexpr std::size_t kFrame = 256 << 10;
@@ -142,8 +171,8 @@ std::unique_ptr<LinkMesh> LinkMesh::build(const MeshSetup& s) {
             listener.get(), std::min(s.deadline, Clock::now() + milliseconds(200)), actx);
         comm::ErrorContext c = actx;
         c.peer_address = comm::peer_address_of(fd.get());
-        comm::PeerHello h = comm::authenticate(fd.get(), s.creds, kChannel, s.rank, -1,
-                                               Clock::now() + lp.connect_timeout, c);
+        comm::PeerHello h = accept_handshake(fd.get(), s.creds, s.rank, kChannel,
+                                             Clock::now() + lp.connect_timeout, c);
         if (waiting.erase(h.rank)) accepted[h.rank] = std::move(fd);
       } catch (const comm::CommError&) {
         // A slice with no connection, or a stranger turned away: the
