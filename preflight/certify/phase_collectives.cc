@@ -93,6 +93,7 @@ json run_ops(comm::Communicator& c, const json& args, Deadline deadline) {
       cfg.iters = args.at("iters").get<int>();
       cfg.warmup = args.at("warmup").get<int>();
       cfg.options = until(deadline);
+      cfg.deadline = deadline;
       for (const auto& r : probes::run_bench(c, cfg))
         rows.push_back({{"op", op},
                         {"size", size},
