@@ -142,9 +142,19 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
     }
     long long spot_wrong = 0;
     unsigned k = 0;
+    // The options of the next call: with a deadline, its timeout is what is left.
+    auto call_options = [&] {
+      if (!cfg.deadline) return cfg.options;
+      comm::Options o = cfg.options;
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*cfg.deadline - Clock::now());
+      const auto cap = o.timeout.count() > 0 ? o.timeout : left;
+      o.timeout = std::max(std::min(left, cap), std::chrono::milliseconds(1));
+      return o;
+    };
     auto once = [&] {
       const unsigned b = k++ & 1;
-      coll.run(c, in[b].data(), out.data(), row.count, cfg.options);
+      coll.run(c, in[b].data(), out.data(), row.count, call_options());
       if (!spots.empty()) spot_wrong += spots[b].wrong(out.data());
     };
     for (int i = 0; i < cfg.warmup; ++i) once();
@@ -165,7 +175,7 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
       const BenchCall call{fresh, r, n, root, row.count};
       fill(coll, call, t, in[0].data(), in_elems);
       std::memset(out.data(), 0xa5, out.size());
-      coll.run(c, in[0].data(), out.data(), row.count, cfg.options);
+      coll.run(c, in[0].data(), out.data(), row.count, call_options());
       long long full = count_wrong(coll, call, t, out.data());
       sum_over_ranks(c, full, spot_wrong);
       row.wrong = full + spot_wrong;

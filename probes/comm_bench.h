@@ -25,7 +25,9 @@
 // busbw = algbw * the descriptor's bus factor. Rates in GB/s (1e9 bytes).
 // Throws comm::CommError subclasses from the collectives.
 
+#include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,11 @@ struct BenchConfig {
   int iters = 20, warmup = 5;
   bool check = true;
   stack::comm::Options options;  // dtype, redop, algorithm, root, timeout
+  // When set, no measured call outlives it: each call's timeout is the time
+  // left (options.timeout still caps it), so a sweep of many calls ends by the
+  // caller's deadline (certify's phase) with a TimeoutError rather than
+  // granting every call the whole budget again.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct BenchRow {

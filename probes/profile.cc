@@ -52,8 +52,30 @@ netplane::RdmaExpectation parse_rdma(YamlMap m) {
   return r;
 }
 
-netplane::Plane parse_plane(const YAML::Node& node, const std::string& src,
-                            const std::string& path) {
+// certify's busbw_min_gbps, busbw_min_fraction (of speed_mbps, which it
+// then needs) and slow_link_fraction, each a fraction in (0, 1].
+void parse_plane_thresholds(YamlMap& m, const netplane::Plane& p, PlaneThresholds& t) {
+  auto fraction = [&](const char* key) -> std::optional<double> {
+    auto v = m.opt_number(key);
+    if (v && !(*v > 0 && *v <= 1))
+      compat::throw_at(m.get(key), m.source(), m.field(key), "must be a fraction in (0, 1]");
+    return v;
+  };
+  if (auto v = m.opt_number("busbw_min_gbps")) {
+    if (!(*v > 0 && *v < 1e6))
+      compat::throw_at(m.get("busbw_min_gbps"), m.source(), m.field("busbw_min_gbps"),
+                       "must be a bandwidth in GB/s above 0");
+    t.min_busbw_gbps = v;
+  }
+  t.min_busbw_fraction = fraction("busbw_min_fraction");
+  if (t.min_busbw_fraction && !p.min_speed_mbps)
+    compat::throw_at(m.get("busbw_min_fraction"), m.source(), m.field("busbw_min_fraction"),
+                     "is a fraction of speed_mbps, which plane '" + p.name + "' does not set");
+  if (auto v = fraction("slow_link_fraction")) t.slow_link_fraction = *v;
+}
+
+netplane::Plane parse_plane(const YAML::Node& node, const std::string& src, const std::string& path,
+                            PlaneThresholds& t) {
   YamlMap m(node, src, path);
   netplane::Plane p;
   p.line = compat::yaml_position(node).first;
@@ -92,6 +114,7 @@ netplane::Plane parse_plane(const YAML::Node& node, const std::string& src,
   }
   if (auto v = m.opt_int("mtu", 68, 65536)) p.mtu = static_cast<int>(*v);
   if (auto v = m.opt_int("speed_mbps", 1, 10000000)) p.min_speed_mbps = static_cast<int>(*v);
+  parse_plane_thresholds(m, p, t);
   if (YAML::Node r = m.get("rdma"); r.IsDefined() && !r.IsNull())
     p.rdma = parse_rdma(YamlMap(r, src, m.field("rdma")));
   if (YAML::Node peers = m.get("peers"); peers.IsDefined() && !peers.IsNull()) {
@@ -258,6 +281,11 @@ const netplane::Plane* Profile::find_plane(const std::string& name) const {
   return nullptr;
 }
 
+PlaneThresholds Profile::thresholds_of(const std::string& plane) const {
+  auto it = thresholds.find(plane);
+  return it == thresholds.end() ? PlaneThresholds{} : it->second;
+}
+
 const NodeSpec* Profile::find_node(const std::string& name) const {
   for (const auto& n : nodes)
     if (n.name == name) return &n;
@@ -280,8 +308,11 @@ Profile parse_profile(const std::string& text, const std::string& source_name) {
     p.nodes.push_back(parse_node(nodes[i], source_name, yaml_index("nodes", i)));
   YAML::Node planes = m.get("planes");
   require_yaml_sequence(planes, source_name, "planes");
-  for (size_t i = 0; planes.IsSequence() && i < planes.size(); ++i)
-    p.planes.push_back(parse_plane(planes[i], source_name, yaml_index("planes", i)));
+  for (size_t i = 0; planes.IsSequence() && i < planes.size(); ++i) {
+    PlaneThresholds t;
+    p.planes.push_back(parse_plane(planes[i], source_name, yaml_index("planes", i), t));
+    p.thresholds[p.planes.back().name] = t;
+  }
   if (YAML::Node s = m.get("storage"); s.IsDefined())
     p.storage = parse_storage_spec(YamlMap(s, source_name, "storage"));
   if (YAML::Node s = m.get("physical"); s.IsDefined())

@@ -67,12 +67,34 @@ struct JitterSpec {
   std::uint64_t read_file_bytes = 16ull << 20;    // file the random reads address
   LatencyLimits warn = LatencyLimits::tail(20, 50);
   LatencyLimits fail = LatencyLimits::tail(100, 500);
+  // Not a profile key: certify sets it so that each latency workload's
+  // STOR-JITTER-LATENCY carries its histogram (evidence "histogram",
+  // LatencyHistogram::encode) and the hosts' samples merge exactly.
+  bool with_histograms = false;
+};
+
+// storage.interference: how much the storage workload and a plane's
+// collectives may slow each other (certify runs them alone, then together).
+// Ratios: p99 under load / alone (a maximum), busbw under load / alone (a
+// minimum). Unset limits are reported, not judged.
+struct InterferenceLimits {
+  std::optional<double> p99_ratio, busbw_ratio;
 };
 
 struct StorageSpec {
   std::vector<MountSpec> mounts;
   JitterSpec jitter;
   bool jitter_declared = false;
+  InterferenceLimits interference_warn, interference_fail;
+};
+
+// Certify's thresholds for a plane's collectives (planes[].busbw_* keys):
+// the busbw of the largest size must reach min_busbw_gbps, or the fraction
+// min_busbw_fraction of speed_mbps; a link slower than slow_link_fraction of
+// the plane's median link is slow.
+struct PlaneThresholds {
+  std::optional<double> min_busbw_gbps, min_busbw_fraction;
+  double slow_link_fraction = 0.5;
 };
 
 struct AcceleratorSpec {
@@ -104,6 +126,7 @@ struct Profile {
   std::string source;  // file path, or "embedded:default"
   std::vector<NodeSpec> nodes;
   std::vector<stack::netplane::Plane> planes;
+  std::map<std::string, PlaneThresholds> thresholds;  // plane name -> its certify thresholds
   StorageSpec storage;
   PhysicalSpec physical;
   CommSpec comm;
@@ -111,6 +134,8 @@ struct Profile {
   std::optional<ModelSpec> model;  // the model phase of certify; absent: its defaults
 
   const stack::netplane::Plane* find_plane(const std::string& name) const;
+  // The plane's thresholds (defaults when it sets none).
+  PlaneThresholds thresholds_of(const std::string& plane) const;
   const NodeSpec* find_node(const std::string& name) const;
 };
 

@@ -182,6 +182,40 @@ MountSpec parse_mount(const YAML::Node& node, const std::string& src, const std:
 
 }  // namespace
 
+// storage.interference: {warn: {p99_ratio, busbw_ratio}, fail: {...}}; the
+// p99 ratio is a maximum (>= 1), the busbw ratio a minimum in (0, 1]; a warn
+// limit must come before its fail limit.
+void parse_interference(YamlMap m, StorageSpec& s) {
+  auto level = [&](const char* key, InterferenceLimits& out) {
+    YAML::Node n = m.get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    YamlMap lm(n, m.source(), m.field(key));
+    if (auto v = lm.opt_number("p99_ratio")) {
+      if (!(*v >= 1 && *v < 1e6))
+        compat::throw_at(lm.get("p99_ratio"), m.source(), lm.field("p99_ratio"),
+                         "must be a ratio of at least 1 (p99 under load / alone)");
+      out.p99_ratio = v;
+    }
+    if (auto v = lm.opt_number("busbw_ratio")) {
+      if (!(*v > 0 && *v <= 1))
+        compat::throw_at(lm.get("busbw_ratio"), m.source(), lm.field("busbw_ratio"),
+                         "must be a ratio in (0, 1] (busbw under load / alone)");
+      out.busbw_ratio = v;
+    }
+    lm.finish();
+  };
+  level("warn", s.interference_warn);
+  level("fail", s.interference_fail);
+  const auto &w = s.interference_warn, &f = s.interference_fail;
+  if (w.p99_ratio && f.p99_ratio && *w.p99_ratio > *f.p99_ratio)
+    compat::throw_at(m.get("warn"), m.source(), m.field("warn") + ".p99_ratio",
+                     "the warn limit must not be above the fail limit");
+  if (w.busbw_ratio && f.busbw_ratio && *w.busbw_ratio < *f.busbw_ratio)
+    compat::throw_at(m.get("warn"), m.source(), m.field("warn") + ".busbw_ratio",
+                     "the warn limit must not be below the fail limit (it is a minimum)");
+  m.finish();
+}
+
 StorageSpec parse_storage_spec(YamlMap m) {
   StorageSpec s;
   YAML::Node mounts = m.get("mounts");
@@ -197,6 +231,8 @@ StorageSpec parse_storage_spec(YamlMap m) {
     s.jitter = parse_jitter(YamlMap(j, m.source(), m.field("jitter")));
     s.jitter_declared = true;
   }
+  if (YAML::Node j = m.get("interference"); j.IsDefined() && !j.IsNull())
+    parse_interference(YamlMap(j, m.source(), m.field("interference")), s);
   m.finish();
   return s;
 }

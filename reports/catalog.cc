@@ -15,6 +15,7 @@ std::span<const CatalogEntry> catalog() {
              catalog_parts::ops(),
              catalog_parts::translate(),
              catalog_parts::storage(),
+             catalog_parts::certify(),
              catalog_parts::model(),
              catalog_parts::gate(),
              catalog_parts::migrate(),

@@ -54,6 +54,7 @@ std::span<const CatalogEntry> ops();
 std::span<const CatalogEntry> translate();
 std::span<const CatalogEntry> netplane();
 std::span<const CatalogEntry> storage();
+std::span<const CatalogEntry> certify();
 std::span<const CatalogEntry> model();
 std::span<const CatalogEntry> gate();
 std::span<const CatalogEntry> migrate();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace hn::reports {
 
@@ -108,9 +109,35 @@ int severity_rank(Status s) {
   return 5;
 }
 
+namespace {
+// Natural order: runs of digits compare as numbers, so host2 < host10.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t i2 = i, j2 = j;
+      while (i2 < a.size() && digit(a[i2])) ++i2;
+      while (j2 < b.size() && digit(b[j2])) ++j2;
+      std::string_view x(a.data() + i, i2 - i), y(b.data() + j, j2 - j);
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = i2, j = j2;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+}  // namespace
+
 std::vector<Finding> sorted_for_report(std::vector<Finding> findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if (a.layer != b.layer) return a.layer < b.layer;
+    if (a.host != b.host) return natural_less(a.host, b.host);
     return severity_rank(a.status) < severity_rank(b.status);
   });
   return findings;

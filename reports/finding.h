@@ -40,6 +40,9 @@ struct Finding {
   std::map<std::string, std::string> evidence;  // what was read, from where
   std::map<std::string, Metric> metrics;
   double duration_ms = 0;  // time the producing probe took
+  // The host it is about, in a cluster report (certify); "" for a node's own
+  // report. The entity still names the host for readers of one line.
+  std::string host;
 
   bool operator==(const Finding&) const = default;
 };
@@ -72,8 +75,10 @@ int exit_code_for(const std::vector<Finding>& findings, bool strict);
 // 0 for ERROR, then FAIL, WARN, PASS, SKIP: lower is worse.
 int severity_rank(Status s);
 
-// Findings sorted for presentation: by layer L1..L7, then worst status first.
-// Stable, so the probes' own order (which groups an entity's checks) breaks ties.
+// Findings sorted for presentation: by layer L1..L7, then by host (cluster-wide
+// findings, host "", first; then hosts in natural order: host2 before host10),
+// then worst status first. Stable, so the probes' own order (which groups an
+// entity's checks) breaks ties.
 std::vector<Finding> sorted_for_report(std::vector<Finding> findings);
 
 }  // namespace hn::reports

@@ -36,6 +36,7 @@ Json finding_json(const Finding& f) {
   j["layer_title"] = std::string(layer_title(f.layer));
   j["status"] = std::string(to_string(f.status));
   j["entity"] = to_valid_utf8(f.entity);
+  if (!f.host.empty()) j["host"] = to_valid_utf8(f.host);
   j["message"] = to_valid_utf8(f.message);
   j["remediation"] = to_valid_utf8(f.remediation);
   j["evidence"] = std::move(evidence);
@@ -53,6 +54,7 @@ Finding read_finding(const Json& j, const std::string& where) {
   f.status =
       get_enum(j, "status", where, [](const std::string& s) { return status_from_string(s); });
   f.entity = get_string(j, "entity", where);
+  if (j.contains("host")) f.host = get_string(j, "host", where);
   f.message = get_string(j, "message", where);
   f.remediation = get_string(j, "remediation", where);
   const Json& evidence = member(j, "evidence", where);

@@ -12,6 +12,7 @@ Command ops();
 Command translate();
 Command consistency();
 Command bench();
+Command certify();
 Command gate();
 Command migrate();
 

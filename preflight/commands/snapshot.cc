@@ -14,6 +14,7 @@
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
 #include "preflight/report_output.h"
+#include "preflight/snapshot_capture.h"
 #include "probes/snapshot.h"
 #include "probes/supervised_worker.h"
 #include "reports/atomic_file.h"
@@ -22,32 +23,14 @@ namespace hn::preflight::commands {
 
 namespace {
 
-// The capture and the file write run in a supervised child: an RDMA query,
-// a sensor read or a write to a hung file system can sleep in the kernel
-// without bound, and a Prolog that runs `snapshot` must still end by
-// --timeout, naming the step that hung. The worker keeps none of our
-// descriptors (its stdio is /dev/null), so it hands the YAML back through a
-// private temporary file that we created and unlink in any case: the parent
-// prints it for `--out -` and reads the summary from it (which re-checks that
-// it parses).
+// The capture and the file write run in a supervised child
+// (preflight/snapshot_capture.h): a Prolog that runs `snapshot` must still
+// end by --timeout, naming the step that hung. The parent prints the YAML
+// for `--out -` and reads the summary from it (which re-checks that it
+// parses).
 std::string base_name(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string read_all_fd(int fd) {
-  std::string text;
-  char buf[65536];
-  off_t at = 0;
-  for (;;) {
-    ssize_t n = pread(fd, buf, sizeof buf, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      throw std::runtime_error(std::string("reading the capture: ") + std::strerror(errno));
-    if (n == 0) return text;
-    text.append(buf, static_cast<std::size_t>(n));
-    at += n;
-  }
 }
 
 int run(const po::variables_map& vm) {
@@ -56,44 +39,17 @@ int run(const po::variables_map& vm) {
   const std::string& out = vm["out"].as<std::string>();
   check_output_path("--out", out);  // before capturing, so a typo costs nothing
   const auto timeout = timeout_from(vm);
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string hand_back =
-      std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/hnprecheck-snapshot-XXXXXX";
-  int hand_fd = mkostemp(hand_back.data(), O_CLOEXEC);
-  if (hand_fd < 0)
-    throw std::runtime_error("cannot create a temporary file " + hand_back + ": " +
-                             std::strerror(errno));
-  struct Cleanup {
-    int fd;
-    std::string path;
-    ~Cleanup() {
-      close(fd);
-      unlink(path.c_str());
-    }
-  } cleanup{hand_fd, hand_back};
-  auto work = [&out, &hand_back](probes::WorkerChannel& ch) {
-    ch.step("opening the live sources");
-    probes::NodeSources sources = open_live_sources();
-    ch.step("reading links, RDMA devices, accelerators, sensors, routes and mounts");
-    std::string yaml = probes::snapshot_to_yaml(probes::capture_snapshot(sources, tool_version()));
-    int fd = open(hand_back.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("open " + hand_back + ": " + std::strerror(errno));
-    for (std::size_t done = 0; done < yaml.size();) {
-      ssize_t n = write(fd, yaml.data() + done, yaml.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw std::runtime_error("write " + hand_back + ": " + std::strerror(errno));
-      done += static_cast<std::size_t>(n);
-    }
-    close(fd);
-    if (out == "-") return;
-    ch.step("writing " + out);
-    reports::write_output(out, yaml);
-  };
   std::cout.flush();
-  auto r = probes::run_supervised(work, probes::Clock::now() + timeout);
+  SnapshotCapture capture = capture_live_snapshot(
+      probes::Clock::now() + timeout, [&out](probes::WorkerChannel& ch, const std::string& yaml) {
+        if (out == "-") return;
+        ch.step("writing " + out);
+        reports::write_output(out, yaml);
+      });
+  const auto& r = capture.run;
   switch (r.end) {
     case probes::SupervisedRun::End::kCompleted: {
-      const std::string yaml = read_all_fd(hand_fd);
+      const std::string& yaml = capture.yaml;
       probes::Snapshot snap = probes::parse_snapshot(yaml, "the capture");
       if (out == "-") {
         std::cout << yaml;

@@ -101,6 +101,7 @@ std::vector<Finding> latency_findings(const std::string& path, const JitterSpec&
     sum["read_mode"] = r.direct ? "O_DIRECT" : "page cache dropped, buffered";
   Finding s = make_finding("STOR-JITTER-LATENCY", Status::kPass, entity, sum);
   latency_metrics(r, s);
+  if (j.with_histograms) s.evidence["histogram"] = h.encode();
   out.push_back(s);
 
   struct Stat {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <sstream>
+#include <stdexcept>
 
 namespace hn::stack::physical {
 
@@ -70,6 +72,53 @@ std::uint64_t LatencyHistogram::percentile(double p) const {
     }
   }
   return max_;
+}
+
+std::string LatencyHistogram::encode() const {
+  std::ostringstream os;
+  os << "h1 " << count_ << ' ' << min() << ' ' << max_ << ' '
+     << static_cast<std::uint64_t>(sum_ >> 64) << ' ' << static_cast<std::uint64_t>(sum_);
+  for (std::size_t i = 0; i < kBuckets; ++i)
+    if (counts_[i]) os << ' ' << i << ':' << counts_[i];
+  return os.str();
+}
+
+LatencyHistogram LatencyHistogram::decode(std::string_view text) {
+  auto bad = [&](const std::string& why) -> std::invalid_argument {
+    return std::invalid_argument("latency histogram: " + why);
+  };
+  std::istringstream in{std::string(text)};
+  std::string tag;
+  std::uint64_t count = 0, mn = 0, mx = 0, hi = 0, lo = 0;
+  if (!(in >> tag) || tag != "h1") throw bad("not an encoded histogram (expected 'h1 ...')");
+  if (!(in >> count >> mn >> mx >> hi >> lo)) throw bad("the header is incomplete");
+  LatencyHistogram h;
+  std::uint64_t total = 0;
+  for (std::string item; in >> item;) {
+    auto colon = item.find(':');
+    if (colon == std::string::npos) throw bad("bucket '" + item + "' has no ':'");
+    std::size_t idx = 0;
+    std::uint64_t n = 0;
+    try {
+      idx = std::stoull(item.substr(0, colon));
+      n = std::stoull(item.substr(colon + 1));
+    } catch (const std::exception&) {
+      throw bad("bucket '" + item + "' is not index:count");
+    }
+    if (idx >= kBuckets) throw bad("bucket index " + std::to_string(idx) + " is out of range");
+    h.counts_[idx] += n;
+    total += n;
+  }
+  if (total != count)
+    throw bad("the buckets hold " + std::to_string(total) +
+              " samples, the "
+              "header says " +
+              std::to_string(count));
+  h.count_ = count;
+  h.min_ = count ? mn : UINT64_MAX;
+  h.max_ = mx;
+  h.sum_ = (static_cast<unsigned __int128>(hi) << 64) | lo;
+  return h;
 }
 
 }  // namespace hn::stack::physical

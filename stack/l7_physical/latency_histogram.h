@@ -9,6 +9,8 @@
 // merge exactly by adding counts.
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace hn::stack::physical {
@@ -29,6 +31,13 @@ class LatencyHistogram {
   // ceil(p/100 * count), as its bucket midpoint clamped to [min, max], so
   // percentile(100) == max() exactly. 0 when empty.
   std::uint64_t percentile(double p) const;
+
+  // A compact text form (the non-empty buckets), so histograms of several
+  // hosts can travel in a report and merge exactly on the other side:
+  // "h1 <count> <min> <max> <sum_hi> <sum_lo> <bucket>:<n> ...". decode()
+  // throws std::invalid_argument naming what is wrong.
+  std::string encode() const;
+  static LatencyHistogram decode(std::string_view text);
 
   // Upper bound of |percentile - true sample value| / true sample value.
   static constexpr double kMaxRelativeError = 1.0 / 256;

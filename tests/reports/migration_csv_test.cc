@@ -14,7 +14,8 @@ TEST_CASE("migration csv: header, one row per non-passing op finding, RFC 4180 q
                "",
                {{"file", "m.onnx"}, {"start", "1"}, {"end", "1"}, {"op", "Add"}},
                {},
-               0};
+               0,
+               ""};
   Finding fail{"OP-UNSUPPORTED-TYPE",
                Layer::kL4,
                Status::kFail,
@@ -27,8 +28,9 @@ TEST_CASE("migration csv: header, one row per non-passing op finding, RFC 4180 q
                 {"op", "Conv"},
                 {"class", "unsupported-op"}},
                {},
-               0};
-  Finding other{"HW-TEMP", Layer::kL7, Status::kFail, "cpu", "hot", "cool it", {}, {}, 0};
+               0,
+               ""};
+  Finding other{"HW-TEMP", Layer::kL7, Status::kFail, "cpu", "hot", "cool it", {}, {}, 0, ""};
   r.findings = {pass, fail, other};
   CHECK(render_migration_csv(r) ==
         "File,Start Line,End Line,OP,Tips\r\n"

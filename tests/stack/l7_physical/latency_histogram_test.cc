@@ -96,3 +96,19 @@ TEST_CASE("merging histograms equals recording everything into one") {
   CHECK(a.max() == all.max());
   for (double p : {1.0, 50.0, 99.0, 99.9}) CHECK(a.percentile(p) == all.percentile(p));
 }
+
+TEST_CASE("encode/decode round-trips exactly and rejects a damaged text") {
+  hn::stack::physical::LatencyHistogram h;
+  for (std::uint64_t v : {5ull, 300ull, 70'000ull, 70'100ull, 9'000'000'000ull}) h.record(v);
+  auto back = hn::stack::physical::LatencyHistogram::decode(h.encode());
+  CHECK(back.count() == h.count());
+  CHECK(back.min() == h.min());
+  CHECK(back.max() == h.max());
+  CHECK(back.mean() == h.mean());
+  for (double p : {10.0, 50.0, 90.0, 99.0, 100.0}) CHECK(back.percentile(p) == h.percentile(p));
+  hn::stack::physical::LatencyHistogram empty;
+  CHECK(hn::stack::physical::LatencyHistogram::decode(empty.encode()).count() == 0);
+  for (const char* bad : {"", "h2 1 0 0 0 0 1:1", "h1 2 0 0 0 0 1:1", "h1 1 0 0 0 0 1-1",
+                          "h1 1 0 0 0 0 999999:1", "h1 1 0 0"})
+    CHECK_THROWS_AS(hn::stack::physical::LatencyHistogram::decode(bad), std::invalid_argument);
+}

@@ -1,0 +1,24 @@
+#pragma once
+// How this rank binds a plane: the host's plane address (nodes[].addresses,
+// else the plane NIC's address in the plane subnet) and the NIC that carries
+// it, read live (links, addresses and routes of this network namespace).
+// When the host has no usable address, `error` says why (the hosts phase's
+// NET-PLANE-ADDRESS has the details). Also: every plane NIC of this host,
+// for the traffic proof.
+
+#include <string>
+#include <vector>
+
+#include "preflight/certify/state.h"
+#include "probes/cluster/link_mesh.h"
+
+namespace hn::preflight::certify {
+
+struct PlaneBinding {
+  probes::cluster::LinkBind bind;
+  std::vector<std::string> nics;  // the plane's NICs on this host
+};
+
+PlaneBinding plane_binding(const RankState& st, const std::string& plane);
+
+}  // namespace hn::preflight::certify
