@@ -105,7 +105,7 @@ TEST_CASE("evidence: node reports and snapshots load through their own readers")
 }
 
 TEST_CASE("evidence: a bad certificate is refused, naming the field") {
-  CHECK_THAT(error_of("not json"), Catch::StartsWith("cert.json: not valid JSON"));
+  CHECK_THAT(error_of("not json"), Catch::StartsWith("cert.json:1:2: not valid JSON"));
   CHECK(error_of("[]") == "cert.json: expected a JSON object");
   CHECK(error_of("{\"schema\": \"hnprecheck.report\"}") ==
         "cert.json: schema: expected \"hnprecheck.certificate\" (is this a certify certificate?)");
