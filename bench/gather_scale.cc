@@ -1,6 +1,6 @@
 // gather_scale: how certify's rank 0 gathers one report per rank as the job
 // grows. Rank 0 (one process) hosts the rendezvous store and runs the real
-// gather (preflight/certify/gather.h: bounded fan-in, each payload parsed
+// gather (probes/cluster/gather.h: bounded fan-in, each payload parsed
 // into findings as it arrives, as the hosts phase does); N clients (threads
 // of a second process, each a real authenticated store client with its watch
 // channel) submit a payload the size and shape of a real host's hosts-phase
@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "preflight/certify/gather.h"
+#include "probes/cluster/gather.h"
 #include "reports/catalog.h"
 #include "reports/json_report.h"
 #include "stack/l3_comm/tcp_store_client.h"
@@ -121,7 +121,7 @@ comm::LinkParams params() {
         const std::string body = payload(r, cfg);
         c.set("ready/" + std::to_string(r), "1");
         c.get("go", milliseconds(120000));
-        c.set(hn::preflight::certify::gather_key("res", r), body);
+        c.set(hn::probes::cluster::gather_key("res", r), body);
         c.get("done", milliseconds(120000));
         c.close(true);
       } catch (const std::exception& e) {
@@ -152,11 +152,11 @@ comm::LinkParams params() {
   store.wait(ready, milliseconds(300000));
   s.join_ms = std::chrono::duration<double, std::milli>(Clock::now() - j0).count();
   std::vector<hn::reports::Finding> kept;  // what rank 0 keeps for the report
-  hn::preflight::certify::GatherOptions o;
+  hn::probes::cluster::GatherOptions o;
   o.fan_in = cfg.fan_in;
   const auto t0 = Clock::now();
   store.set("go", "1");
-  auto missing = hn::preflight::certify::gather(
+  auto missing = hn::probes::cluster::gather(
       store, "res", ranks, t0 + milliseconds(300000), [](int) { return false; },
       [&](int, std::string&& v) {
         s.payload_bytes = v.size();
@@ -201,7 +201,8 @@ Sample run_once(int n, const Config& cfg) {
   if (clients == 0) clients_main(port, n, cfg);
   std::string text;
   char buf[4096];
-  for (ssize_t k; (k = read(res[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(k));
+  for (ssize_t k; (k = read(res[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(k));
   close(res[0]);
   waitpid(root, nullptr, 0);
   waitpid(clients, nullptr, 0);
@@ -241,12 +242,18 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--clients") cfg.clients = int_list(next());
-    else if (a == "--repeat") cfg.repeat = std::stoi(next());
-    else if (a == "--fan-in") cfg.fan_in = std::stoul(next());
-    else if (a == "--findings") cfg.findings = std::stoi(next());
-    else if (a == "--snapshot-bytes") cfg.snapshot_bytes = std::stoul(next());
-    else if (a == "--json") cfg.json_path = next();
+    if (a == "--clients")
+      cfg.clients = int_list(next());
+    else if (a == "--repeat")
+      cfg.repeat = std::stoi(next());
+    else if (a == "--fan-in")
+      cfg.fan_in = std::stoul(next());
+    else if (a == "--findings")
+      cfg.findings = std::stoi(next());
+    else if (a == "--snapshot-bytes")
+      cfg.snapshot_bytes = std::stoul(next());
+    else if (a == "--json")
+      cfg.json_path = next();
     else {
       std::cerr << "gather_scale: unknown option " << a
                 << "\nusage: gather_scale [--clients 64,256,1024] [--repeat 3] [--fan-in 64] "

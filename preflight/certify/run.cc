@@ -9,13 +9,17 @@
 #include <set>
 
 #include "compat/input_error.h"
-#include "preflight/certify/gather.h"
 #include "preflight/certify/plan.h"
 #include "preflight/command.h"
 #include "preflight/report_output.h"
+#include "probes/cluster/gather.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {
+
+using probes::cluster::gather;
+using probes::cluster::gather_key;
+using probes::cluster::GatherOptions;
 
 namespace {
 

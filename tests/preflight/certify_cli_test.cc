@@ -257,7 +257,7 @@ TEST_CASE("certify: ranks started by hand, as a Kubernetes indexed job and torch
       TempDir dir;
       auto rank = [&](int r) {
         auto env = l.env(r);
-        env.push_back("HN_TOKEN=certify-cli-test-token");
+        env.push_back("HN_TOKEN=certify-cli-test-token-0123456789abcdef");
         auto a = args({"--only", "links,collectives,placement", "--certificate",
                        dir.path() + "/c" + std::to_string(r) + ".json"});
         a.insert(a.end(), l.extra.begin(), l.extra.end());

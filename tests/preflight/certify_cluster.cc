@@ -124,7 +124,7 @@ CertifyRun run_certify(const NetnsCluster& c, const CertifyOptions& o) {
     std::vector<std::string> env = {"RANK=" + std::to_string(i),
                                     "WORLD_SIZE=" + std::to_string(n),
                                     "MASTER_ADDR=" + c.address(0, "stor"), "MASTER_PORT=" + port,
-                                    "HN_TOKEN=certify-netns-test-token"};
+                                    "HN_TOKEN=certify-netns-test-token-0123456789abcdef"};
     pids.push_back(spawn(argv, env, dir.path() + "/out" + std::to_string(i),
                          dir.path() + "/err" + std::to_string(i)));
   }

@@ -1,4 +1,4 @@
-#include "preflight/certify/gather.h"
+#include "probes/cluster/gather.h"
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -7,8 +7,8 @@
 #include "tests/preflight/certify/store_harness.h"
 
 using namespace hn;
-using preflight::certify::gather;
-using preflight::certify::GatherOptions;
+using probes::cluster::gather;
+using probes::cluster::GatherOptions;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 

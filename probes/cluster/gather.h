@@ -21,7 +21,7 @@
 #include "stack/l3_comm/socket.h"
 #include "stack/l3_comm/store.h"
 
-namespace hn::preflight::certify {
+namespace hn::probes::cluster {
 
 struct GatherOptions {
   std::size_t fan_in = 64;
@@ -38,4 +38,4 @@ std::vector<int> gather(stack::comm::Store& store, const std::string& prefix,
 // The key gather() reads for rank r: "<prefix>/<r>".
 std::string gather_key(const std::string& prefix, int rank);
 
-}  // namespace hn::preflight::certify
+}  // namespace hn::probes::cluster

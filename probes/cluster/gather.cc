@@ -1,11 +1,11 @@
-#include "preflight/certify/gather.h"
+#include "probes/cluster/gather.h"
 
 #include <algorithm>
 #include <deque>
 
 #include "stack/l3_comm/errors.h"
 
-namespace hn::preflight::certify {
+namespace hn::probes::cluster {
 
 namespace comm = stack::comm;
 using std::chrono::milliseconds;
@@ -74,4 +74,4 @@ std::vector<int> gather(comm::Store& store, const std::string& prefix,
   return missing;
 }
 
-}  // namespace hn::preflight::certify
+}  // namespace hn::probes::cluster
