@@ -20,8 +20,14 @@ while [ $# -gt 0 ]; do
     *) echo "build.sh: unknown argument '$1' (expected --target NAME or -DVAR=VALUE)" >&2; exit 2 ;;
   esac
 done
+# -O2 without debug information: the same code as RelWithDebInfo, but a clean
+# build of the whole tree (about 650 steps) is about a fifth faster on two
+# cores, which keeps the test command within CI's budget. For a debugger,
+# pass -DCMAKE_BUILD_TYPE=RelWithDebInfo.
 if [ ! -f "$dir/CMakeCache.txt" ]; then
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${defs[@]}" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+    "${defs[@]}" >/dev/null
 elif [ ${#defs[@]} -gt 0 ]; then
   cmake -S . -B "$dir" "${defs[@]}" >/dev/null
 fi
