@@ -172,7 +172,8 @@ void busbw_charts(std::ostringstream& os, const Certificate& c) {
     std::size_t k = 0;
     for (const auto& [op, pts] : ops) {
       const std::string colour = svg::series_colour(k);
-      os << "<g data-series=\"" << esc(op)
+      // The group carries the series' colour (the chart contract reads it there).
+      os << "<g data-series=\"" << esc(op) << "\" stroke=\"" << colour << "\" fill=\"" << colour
          << "\"><polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << colour << "\" points=\"";
       for (const auto& [b, v] : pts) os << fmt("%.1f", X(b)) << ',' << fmt("%.1f", Y(v)) << ' ';
       os << "\"><title>" << esc(op) << "</title></polyline>\n";
@@ -278,7 +279,7 @@ std::string render_certify_summary(const Certificate& c, int exit_code, bool col
   os << "verdict: "
      << styled(vs, c.verdict == CertVerdict::kCertified      ? "certified"
                    : c.verdict == CertVerdict::kNotCertified ? "not certified"
-                                                         : "incomplete")
+                                                             : "incomplete")
      << " (exit " << exit_code << "): " << c.hosts.size() << " host(s), " << ranks << " rank(s), "
      << duration_text(static_cast<double>(c.finished_unix_ms - c.started_unix_ms)) << "\n";
   return os.str();
@@ -289,7 +290,7 @@ std::string render_certify_html(const Report& report, const Certificate& c) {
   os << "<h2>CertVerdict: "
      << esc(c.verdict == CertVerdict::kCertified      ? "certified"
             : c.verdict == CertVerdict::kNotCertified ? "not certified"
-                                                  : "incomplete")
+                                                      : "incomplete")
      << "</h2>\n<table>\n<tr><th>phase</th><th>layers</th><th>status</th><th>time</th><th>"
         "skipped because</th></tr>\n";
   for (const auto& p : c.phases) {

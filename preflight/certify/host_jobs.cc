@@ -1,4 +1,5 @@
 #include "preflight/certify/host_jobs.h"
+#include "preflight/certify/message.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -37,7 +38,7 @@ bool is_jitter(const probes::Probe& p) {
 }
 
 std::string node_job(const CertifyOptions& o, const std::string& arg, Deadline deadline) {
-  const std::string node = json::parse(arg).value("node", "");
+  const std::string node = parse_message(arg).value("node", "");
   json out = json::object();
   // The snapshot first, while this process still has one thread (the
   // runner's in-process probes start threads).
@@ -59,7 +60,7 @@ std::string node_job(const CertifyOptions& o, const std::string& arg, Deadline d
 }
 
 std::string storage_job(const CertifyOptions& o, const std::string& arg, Deadline deadline) {
-  json a = json::parse(arg);
+  json a = parse_message(arg);
   std::set<std::string> skip;
   for (const auto& p : a.value("skip", json::array())) skip.insert(p.get<std::string>());
   auto profile = std::make_shared<probes::Profile>(*o.profile);

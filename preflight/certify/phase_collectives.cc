@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
 #include "probes/cluster/link_pattern.h"
@@ -123,7 +124,7 @@ json link_rounds(RankState& st, comm::Communicator& c, const std::string& plane,
 }
 
 std::string run_collectives(RankState& st, const std::string& args_text, Deadline deadline) {
-  json args = json::parse(args_text);
+  json args = parse_message(args_text);
   json out = {{"planes", json::object()}};
   for (const auto& name : args.at("planes")) {
     const std::string plane = name.get<std::string>();
@@ -274,7 +275,7 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
   const auto expected = expected_tx(co.plan, args);
   std::string transport;
   for (const auto& [rank, text] : results) {
-    json j = json::parse(text);
+    json j = parse_message(text);
     if (!j.at("planes").contains(plane)) continue;
     const json& pj = j["planes"][plane];
     if (pj.contains("error")) {
@@ -365,7 +366,7 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
 PhaseOutcome combine_collectives(Coordinator& co, const std::string& args_text,
                                  const std::map<int, std::string>& results) {
   PhaseOutcome out;
-  json args = json::parse(args_text);
+  json args = parse_message(args_text);
   for (const auto& name : args.at("planes"))
     combine_plane(co, name.get<std::string>(), args, results, out);
   return out;

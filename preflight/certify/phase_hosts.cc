@@ -2,6 +2,7 @@
 // across hosts on the live readings gathered with them (L6, L5).
 #include <nlohmann/json.hpp>
 
+#include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "probes/cluster/cross_host.h"
 #include "probes/snapshot.h"
@@ -28,7 +29,7 @@ PhaseOutcome combine_hosts(Coordinator& co, const std::string&,
   for (const auto& [rank, text] : results) {
     const int host = co.plan.host_of.at(static_cast<std::size_t>(rank));
     const HostEntry& h = co.plan.hosts[static_cast<std::size_t>(host)];
-    json j = json::parse(text);
+    json j = parse_message(text);
     for (auto& f : findings_from_json(j.at("findings"))) {
       Finding hf = on_host(std::move(f), h.name);
       if (hf.status == Status::kFail || hf.status == Status::kError) co.host_failures.push_back(hf);

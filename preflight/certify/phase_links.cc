@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_bind.h"
 #include "probes/cluster/link_mesh.h"
@@ -77,7 +78,7 @@ json outcome_json(const LinkOutcome& o) {
 }
 
 std::string run_links(RankState& st, const std::string& args_text, Deadline deadline) {
-  json args = json::parse(args_text);
+  json args = parse_message(args_text);
   json out = {{"planes", json::object()}};
   for (const auto& name : args.at("planes")) {
     const std::string plane = name.get<std::string>();
@@ -142,7 +143,7 @@ void combine_plane(Coordinator& co, const std::string& plane,
   // Ranks that cannot bind, one finding per host (its ranks share the cause).
   std::map<int, std::pair<std::vector<int>, std::string>> unbound;
   for (const auto& [rank, text] : results) {
-    json j = json::parse(text);
+    json j = parse_message(text);
     if (!j.at("planes").contains(plane)) continue;
     const json& pj = j["planes"][plane];
     hosts_seen.insert(co.plan.host_of.at(static_cast<std::size_t>(rank)));
@@ -250,7 +251,7 @@ void combine_plane(Coordinator& co, const std::string& plane,
 PhaseOutcome combine_links(Coordinator& co, const std::string& args_text,
                            const std::map<int, std::string>& results) {
   PhaseOutcome out;
-  const json args = json::parse(args_text);
+  const json args = parse_message(args_text);
   for (const auto& name : args.at("planes"))
     combine_plane(co, name.get<std::string>(), results, out);
   return out;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/input_error.h"
+#include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
 #include "probes/model/model_options.h"
@@ -59,7 +60,7 @@ PhasePlan plan_model(Coordinator& co) {
 }
 
 std::string run_model(RankState& st, const std::string& args_text, Deadline deadline) {
-  const json args = json::parse(args_text);
+  const json args = parse_message(args_text);
   const CertifyOptions& o = *st.options;
   const probes::Profile& profile = *o.profile;
   // Every rank resolves the same options; its own node only matters when
@@ -85,7 +86,7 @@ PhaseOutcome combine_model(Coordinator&, const std::string&,
                            const std::map<int, std::string>& results) {
   PhaseOutcome out;
   for (const auto& [rank, text] : results) {
-    const json j = json::parse(text);
+    const json j = parse_message(text);
     for (auto& f : findings_from_json(j.at("findings"))) out.findings.push_back(std::move(f));
     for (auto& m : reports::measurements_from_json(j.at("metrics").get<std::string>(),
                                                    "rank " + std::to_string(rank)))

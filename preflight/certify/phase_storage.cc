@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
 #include "probes/cluster/storage_load.h"
@@ -98,13 +99,13 @@ std::string storage_arg(const RankState& st, const json& args) {
 }
 
 std::string run_storage(RankState& st, const std::string& args_text, Deadline deadline) {
-  json args = json::parse(args_text);
+  json args = parse_message(args_text);
   const auto budget =
       milliseconds(static_cast<long long>(args.at("budget_s").get<double>() * 1000));
   json out = json::object();
   if (st.role.leader)
-    out["alone"] = json::parse(st.agent->run("storage", storage_arg(st, args),
-                                             std::min(deadline, Clock::now() + budget)))
+    out["alone"] = parse_message(st.agent->run("storage", storage_arg(st, args),
+                                               std::min(deadline, Clock::now() + budget)))
                        .at("findings");
   const json& load = args.at("load");
   if (load.is_null()) return out.dump();
@@ -136,19 +137,19 @@ std::string run_storage(RankState& st, const std::string& args_text, Deadline de
   }
   if (st.role.leader)
     out["under_load"] =
-        json::parse(st.agent->result(deadline + HostAgent::kKillGrace)).at("findings");
+        parse_message(st.agent->result(deadline + HostAgent::kKillGrace)).at("findings");
   return out.dump();
 }
 
 PhaseOutcome combine_storage(Coordinator& co, const std::string& args_text,
                              const std::map<int, std::string>& results) {
   PhaseOutcome out;
-  json args = json::parse(args_text);
+  json args = parse_message(args_text);
   cluster::StorageRuns runs;
   json load_result = nullptr;
   std::string load_error;
   for (const auto& [rank, text] : results) {
-    json j = json::parse(text);
+    json j = parse_message(text);
     const std::string host = co.plan.host_name(rank);
     if (rank == 0 && j.contains("load")) load_result = j["load"];
     if (j.contains("load_error") && load_error.empty())

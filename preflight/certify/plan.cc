@@ -1,4 +1,5 @@
 #include "preflight/certify/plan.h"
+#include "preflight/certify/message.h"
 
 #include <sys/stat.h>
 
@@ -39,7 +40,7 @@ std::string hello_to_json(const Hello& h) {
 }
 
 Hello hello_from_json(const std::string& text) {
-  json j = json::parse(text);
+  json j = parse_message(text);
   return {j.at("hostname").get<std::string>(), j.at("key").get<std::string>()};
 }
 
@@ -105,7 +106,7 @@ std::string role_to_json(const Role& r) {
 }
 
 Role role_from_json(const std::string& text) {
-  json j = json::parse(text);
+  json j = parse_message(text);
   Role r;
   r.host = j.at("host").get<int>();
   r.leader = j.at("leader").get<bool>();

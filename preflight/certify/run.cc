@@ -1,4 +1,5 @@
 #include "preflight/certify/run.h"
+#include "preflight/certify/message.h"
 
 #include <unistd.h>
 
@@ -378,7 +379,7 @@ void follow(const std::vector<Phase>& phases, RankState& st, Deadline run_deadli
   // Rank 0 may spend the whole run before the last "go": wait that long.
   auto wait = [&] { return milliseconds(ms_left(run_deadline) + 60000); };
   for (const auto& p : phases) {
-    json go = json::parse(store.get("go/" + p.name, wait()));
+    json go = parse_message(store.get("go/" + p.name, wait()));
     if (!go.at("run").get<bool>() || !takes_part(p, st.role)) continue;
     const auto t0 = Clock::now();
     const Deadline deadline = t0 + milliseconds(go.at("budget_ms").get<long long>());
@@ -437,8 +438,8 @@ int run_certify(const CertifyOptions& options, const comm::CommOptions& comm_opt
       control.finish(Clock::now() + milliseconds(10000));
       return exit_code;
     }
-    json role = json::parse(control.store().get("role/" + std::to_string(me),
-                                                milliseconds(ms_left(run_deadline) + 60000)));
+    json role = parse_message(control.store().get("role/" + std::to_string(me),
+                                                  milliseconds(ms_left(run_deadline) + 60000)));
     if (role.contains("abort")) {
       control.leave(true);
       return role["abort"].get<int>();

@@ -1,6 +1,9 @@
+#include <poll.h>
+
 // The sparse link mesh over real loopback sockets, every rank a thread with
 // its own store client (the mesh's own keys and the rank's authentication).
 #include "probes/cluster/link_mesh.h"
+#include "stack/l3_comm/auth.h"
 
 #include <catch2/catch.hpp>
 #include <future>
@@ -63,15 +66,16 @@ TEST_CASE("link mesh: every pair of the pattern connects, authenticated - rounds
       CHECK(o.to > r);
       ++pairs;
     }
-    for (int p : probes::cluster::link_peers(r, n)) CHECK(meshes[static_cast<std::size_t>(r)]->connected(p));
+    for (int p : probes::cluster::link_peers(r, n))
+      CHECK(meshes[static_cast<std::size_t>(r)]->connected(p));
   }
   CHECK(pairs == probes::cluster::link_pair_count(n));
   for (int d : probes::cluster::partner_distances(n)) {
     std::vector<std::future<std::optional<probes::cluster::LinkRate>>> f;
     for (int r = 0; r < n; ++r)
       f.push_back(std::async(std::launch::async, [&, r] {
-        return meshes[static_cast<std::size_t>(r)]->bandwidth_round(d, milliseconds(50),
-                                                                    Clock::now() + milliseconds(5000));
+        return meshes[static_cast<std::size_t>(r)]->bandwidth_round(
+            d, milliseconds(50), Clock::now() + milliseconds(5000));
       }));
     for (int r = 0; r < n; ++r) {
       auto rate = f[static_cast<std::size_t>(r)].get();
@@ -101,14 +105,22 @@ TEST_CASE("link mesh: a refused peer and an impostor are classified, naming the 
   h.store(2).set("links/b/addr/2", "127.0.0.1|" + std::to_string(closed_port) + "|");
   h.store(2).set("links/b/tried/2", "1");
   comm::Fd impostor = comm::listen_on("127.0.0.1", 0, lp, {});
-  h.store(3).set("links/b/addr/3", "127.0.0.1|" + std::to_string(comm::local_port_of(impostor.get())) + "|");
+  h.store(3).set("links/b/addr/3",
+                 "127.0.0.1|" + std::to_string(comm::local_port_of(impostor.get())) + "|");
   h.store(3).set("links/b/tried/3", "1");
   auto fake = std::async(std::launch::async, [&] {
     comm::Credentials other = h.creds;
     other.token = "another job";
     for (int i = 0; i < 2; ++i) try {
         comm::Fd fd = comm::accept_until(impostor.get(), Clock::now() + milliseconds(5000), {});
-        comm::authenticate(fd.get(), other, "certify-link", 3, -1, Clock::now() + milliseconds(3000), {});
+        // The accepting side of the v2 handshake, holding another job's token.
+        comm::set_nonblocking(fd.get(), true);
+        comm::AcceptorHandshake hs(fd.get(), other, 3, "certify-link");
+        const auto end = Clock::now() + milliseconds(3000);
+        while (hs.advance() == comm::AcceptorHandshake::State::kPending && Clock::now() < end) {
+          pollfd p{fd.get(), static_cast<short>(hs.wants_write() ? POLLOUT : POLLIN), 0};
+          ::poll(&p, 1, 50);
+        }
       } catch (const comm::CommError&) {
       }
   });
