@@ -1,6 +1,6 @@
 // gather_scale: how certify's rank 0 gathers one report per rank as the job
 // grows. Rank 0 (one process) hosts the rendezvous store and runs the real
-// gather (probes/cluster/gather.h: bounded fan-in, each payload parsed
+// gather (drivers/cluster/gather.h: bounded fan-in, each payload parsed
 // into findings as it arrives, as the hosts phase does); N clients (threads
 // of a second process, each a real authenticated store client with its watch
 // channel) submit a payload the size and shape of a real host's hosts-phase
@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "probes/cluster/gather.h"
+#include "drivers/cluster/gather.h"
 #include "reports/catalog.h"
 #include "reports/json_report.h"
 #include "stack/l3_comm/tcp_store_client.h"
@@ -121,7 +121,7 @@ comm::LinkParams params() {
         const std::string body = payload(r, cfg);
         c.set("ready/" + std::to_string(r), "1");
         c.get("go", milliseconds(120000));
-        c.set(hn::probes::cluster::gather_key("res", r), body);
+        c.set(hn::drivers::cluster::gather_key("res", r), body);
         c.get("done", milliseconds(120000));
         c.close(true);
       } catch (const std::exception& e) {
@@ -152,11 +152,11 @@ comm::LinkParams params() {
   store.wait(ready, milliseconds(300000));
   s.join_ms = std::chrono::duration<double, std::milli>(Clock::now() - j0).count();
   std::vector<hn::reports::Finding> kept;  // what rank 0 keeps for the report
-  hn::probes::cluster::GatherOptions o;
+  hn::drivers::cluster::GatherOptions o;
   o.fan_in = cfg.fan_in;
   const auto t0 = Clock::now();
   store.set("go", "1");
-  auto missing = hn::probes::cluster::gather(
+  auto missing = hn::drivers::cluster::gather(
       store, "res", ranks, t0 + milliseconds(300000), [](int) { return false; },
       [&](int, std::string&& v) {
         s.payload_bytes = v.size();

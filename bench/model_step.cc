@@ -123,7 +123,7 @@ Options parse(int argc, char** argv) {
 }
 
 // model.size keys as the profile spells them.
-void apply_size(hn::probes::ModelSpec& spec, const std::string& text) {
+void apply_size(hn::formats::ModelSpec& spec, const std::string& text) {
   std::istringstream in(text);
   for (std::string kv; std::getline(in, kv, ',');) {
     auto eq = kv.find('=');
@@ -151,9 +151,9 @@ json finding_json(const hn::reports::Finding& f) {
 // One rank's part: resolve, run, and on rank 0 print and save.
 int run_rank(hn::stack::comm::Communicator& world, const Options& o, const std::string& layout,
              const std::string& ckpt, const std::string& out_path) {
-  hn::probes::Profile profile;
+  hn::formats::Profile profile;
   profile.source = "model_step";
-  profile.model = hn::probes::ModelSpec{};
+  profile.model = hn::formats::ModelSpec{};
   apply_size(*profile.model, o.size);
   model::ModelOverrides cli;
   cli.layout = layout;

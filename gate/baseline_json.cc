@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/input_error.h"
-#include "probes/snapshot.h"
+#include "formats/snapshot.h"
 #include "reports/json_fields.h"
 #include "reports/uuid.h"
 
@@ -155,7 +155,7 @@ Baseline read_baseline(const ordered_json& doc, const std::string& source) {
     s.run = run_index(member(snaps[i], "run", at), at + ".run", b.runs.size());
     s.state.yaml = get_string(snaps[i], "yaml", at);
     // A hand-edited snapshot is held to the snapshot reader's rules.
-    const auto parsed = probes::parse_snapshot(s.state.yaml, source + ": " + at + ".yaml");
+    const auto parsed = formats::parse_snapshot(s.state.yaml, source + ": " + at + ".yaml");
     if (parsed.hostname != s.state.host)
       reject(at + ".host",
              "is '" + s.state.host + "' but its snapshot is of '" + parsed.hostname + "'");

@@ -60,11 +60,11 @@ const std::vector<DriftRule>& builtin_drift_rules() {
   return rules;
 }
 
-std::string drift_field(const probes::DiffEntry& d) {
+std::string drift_field(const formats::DiffEntry& d) {
   return d.field.empty() ? "present" : d.field;
 }
 
-std::vector<Drift> classify(const std::vector<probes::DiffEntry>& diffs,
+std::vector<Drift> classify(const std::vector<formats::DiffEntry>& diffs,
                             std::span<const DriftRule> rules) {
   std::vector<Drift> out;
   out.reserve(diffs.size());
@@ -84,8 +84,8 @@ std::vector<Drift> classify(const std::vector<probes::DiffEntry>& diffs,
   return out;
 }
 
-std::vector<probes::DiffEntry> diff_states(const NodeState& baseline, const NodeState& now) {
-  return probes::diff_snapshots(
+std::vector<formats::DiffEntry> diff_states(const NodeState& baseline, const NodeState& now) {
+  return formats::diff_snapshots(
       compat::load_yaml_text(baseline.yaml, "baseline snapshot of " + baseline.host),
       compat::load_yaml_text(now.yaml, "snapshot of " + now.host),
       /*include_volatile=*/true);

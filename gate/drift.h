@@ -1,7 +1,7 @@
 #pragma once
 // Drift: what changed in a node's state between its baseline snapshot and a
 // new one, each difference filed by impact. The differences are those of
-// `hnprecheck diff` (probes/snapshot_diff.h, volatile fields included); the
+// `hnprecheck diff` (formats/snapshot_diff.h, volatile fields included); the
 // classification is data: profiles/gate/drift.toml, compiled in, behind any
 // [[drift]] rows of a rules file. The first matching row wins, and the
 // table's last row matches everything, so no difference goes unfiled.
@@ -13,7 +13,7 @@
 
 #include "compat/toml_table.h"
 #include "gate/run.h"
-#include "probes/snapshot_diff.h"
+#include "formats/snapshot_diff.h"
 
 namespace hn::gate {
 
@@ -39,7 +39,7 @@ std::vector<DriftRule> parse_drift_table(const std::string& text, const std::str
 const std::vector<DriftRule>& builtin_drift_rules();
 
 struct Drift {
-  probes::DiffEntry diff;
+  formats::DiffEntry diff;
   Impact impact = Impact::kReview;
   std::string why;
   std::string origin;
@@ -47,16 +47,16 @@ struct Drift {
 
 // The field a difference is matched on: its field, or "present" when the
 // whole item is on one side only.
-std::string drift_field(const probes::DiffEntry& d);
+std::string drift_field(const formats::DiffEntry& d);
 
 // Files each difference under the first rule that matches; one with no rule
 // at all (a table without a catch-all) is kReview with the reason saying so.
-std::vector<Drift> classify(const std::vector<probes::DiffEntry>& diffs,
+std::vector<Drift> classify(const std::vector<formats::DiffEntry>& diffs,
                             std::span<const DriftRule> rules);
 
 // Every difference between two validated snapshots, volatile fields included
 // (the table decides what they are worth). Throws compat::InputError when a
 // text is not YAML.
-std::vector<probes::DiffEntry> diff_states(const NodeState& baseline, const NodeState& now);
+std::vector<formats::DiffEntry> diff_states(const NodeState& baseline, const NodeState& now);
 
 }  // namespace hn::gate

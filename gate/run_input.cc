@@ -12,7 +12,7 @@
 #include "compat/input_error.h"
 #include "compat/json_input.h"
 #include "compat/yaml_input.h"
-#include "probes/snapshot.h"
+#include "formats/snapshot.h"
 #include "reports/json_fields.h"
 #include "reports/json_report.h"
 #include "reports/report_time.h"
@@ -232,7 +232,7 @@ Run read_snapshot_run(const std::string& text, Run run) {
     throw compat::InputError(run.info.source, 1, 0, "",
                              "is not a run: expected a certificate, a JSON report, the JSON of "
                              "`bench` or a snapshot (YAML with version and hostname)");
-  const probes::Snapshot snap = probes::parse_snapshot(text, run.info.source);
+  const formats::Snapshot snap = formats::parse_snapshot(text, run.info.source);
   run.info.kind = RunKind::kSnapshot;
   run.info.host = snap.hostname;
   run.info.started = snap.captured_at;

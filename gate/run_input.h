@@ -4,7 +4,7 @@
 //   JSON with "schema": "hnprecheck.certificate"  a certificate (docs/certificate-schema.md)
 //   JSON with "schema": "hnprecheck.report"       a JSON report (docs/report-schema.md)
 //   JSON with "tool": "hnprecheck", "command": "bench"   `bench --json` (docs/bench-schema.md)
-//   YAML with version and hostname                a snapshot (probes/snapshot.h)
+//   YAML with version and hostname                a snapshot (formats/snapshot.h)
 // A certificate states each figure's direction; bench rows and report
 // metrics get theirs from the figures table (gate/figures.h), and a figure no
 // row names is kept with no direction (Figure::stated = false), never dropped.

@@ -193,7 +193,7 @@ Evidence load_evidence(const std::optional<std::string>& certificate,
     e.node_report_files.push_back(path);
   }
   for (const auto& path : snapshots) {
-    e.snapshots.push_back(probes::load_snapshot_file(path));
+    e.snapshots.push_back(formats::load_snapshot_file(path));
     e.snapshot_files.push_back(path);
   }
   return e;

@@ -8,13 +8,13 @@
 // Loading is strict: a certificate that is not JSON, has another schema, a
 // newer schema_version, or a mistyped field throws compat::InputError naming
 // the file and the field (exit 2); reports and snapshots are read with their
-// own strict readers (reports/json_report.h, probes/snapshot.h).
+// own strict readers (reports/json_report.h, formats/snapshot.h).
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "probes/snapshot.h"
+#include "formats/snapshot.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 
@@ -51,7 +51,7 @@ struct Evidence {
   std::optional<Certificate> certificate;
   std::vector<reports::Report> node_reports;
   std::vector<std::string> node_report_files;
-  std::vector<probes::Snapshot> snapshots;
+  std::vector<formats::Snapshot> snapshots;
   std::vector<std::string> snapshot_files;
 
   bool empty() const { return !certificate && node_reports.empty() && snapshots.empty(); }

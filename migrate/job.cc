@@ -232,7 +232,7 @@ Job resolve_job(const JobOptions& o) {
             "give the target cluster's profile ([target] profile in the manifest, "
             "or --profile FILE)");
   job.profile_file = *profile;
-  job.profile = probes::load_profile_file(profile->value);
+  job.profile = formats::load_profile_file(profile->value);
 
   job.model = choose("model", o.model, "--model", &Manifest::model);
   if (auto f = choose("model_format", o.model_format, "--format", &Manifest::model_format))

@@ -24,7 +24,7 @@
 #include "compat/translate/env_entry.h"
 #include "migrate/discovery.h"
 #include "migrate/evidence.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/migrate_report.h"
 
 namespace hn::migrate {
@@ -79,7 +79,7 @@ struct Job {
 
   // Target cluster.
   Sourced profile_file;
-  probes::Profile profile;
+  formats::Profile profile;
 
   // Layout: tp, pp, cp, ep, dp, nodes, ranks_per_node, gpus_per_node, as
   // written (a dynamic value stays text such as "$NNODES").

@@ -34,10 +34,10 @@ const np::Plane* parameter_plane(const Job& job) {
 // Each profile node's NICs (the node's override, else the plane's NIC, when
 // it is a name and not a glob) with the node's plane addresses.
 std::vector<std::pair<std::string, std::vector<compat::NicCandidate>>> profile_nics(
-    const probes::Profile& profile) {
+    const formats::Profile& profile) {
   std::vector<std::pair<std::string, std::vector<compat::NicCandidate>>> out;
-  std::vector<const probes::NodeSpec*> nodes;
-  probes::NodeSpec any;
+  std::vector<const formats::NodeSpec*> nodes;
+  formats::NodeSpec any;
   any.name = "every node";
   for (const auto& n : profile.nodes) nodes.push_back(&n);
   if (nodes.empty()) nodes.push_back(&any);
@@ -214,12 +214,12 @@ void check_rendezvous(Concern& c, const Job& job) {
 
 // Storage traffic goes to the server of the mount that holds the job's paths.
 void check_storage_traffic(Concern& c, const Job& job) {
-  std::set<const probes::MountSpec*> mounts;
+  std::set<const formats::MountSpec*> mounts;
   for (const auto& jp : job.paths) {
     PathPlacement pl = place_path(jp.path.value, jp.path.dynamic, job.profile, job.evidence);
     if (pl.kind == PathPlacement::kShared) mounts.insert(pl.mount);
   }
-  for (const probes::MountSpec* m : mounts) {
+  for (const formats::MountSpec* m : mounts) {
     std::string source = m->source;
     std::string from = "the profile's storage.mounts source";
     if (source.empty())

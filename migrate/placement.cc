@@ -47,7 +47,7 @@ bool local_fstype(const std::string& fstype) {
 
 }  // namespace
 
-PathPlacement place_path(const std::string& path, bool dynamic, const probes::Profile& profile,
+PathPlacement place_path(const std::string& path, bool dynamic, const formats::Profile& profile,
                          const Evidence& evidence) {
   PathPlacement out;
   std::string p = dynamic ? fixed_prefix(path) : path;
@@ -66,7 +66,7 @@ PathPlacement place_path(const std::string& path, bool dynamic, const probes::Pr
     return out;
   }
   out.checked = phys::normalize_path(p);
-  const probes::MountSpec* best = nullptr;
+  const formats::MountSpec* best = nullptr;
   for (const auto& m : profile.storage.mounts)
     if (phys::path_has_prefix(out.checked, phys::normalize_path(m.path)) &&
         (!best || m.path.size() > best->path.size()))
@@ -105,13 +105,13 @@ PathPlacement place_path(const std::string& path, bool dynamic, const probes::Pr
   return out;
 }
 
-std::string mount_list(const probes::Profile& profile) {
+std::string mount_list(const formats::Profile& profile) {
   std::string out;
   for (const auto& m : profile.storage.mounts) out += (out.empty() ? "" : ", ") + m.path;
   return out.empty() ? "none" : out;
 }
 
-const np::Plane* plane_of_address(const probes::Profile& profile, const std::string& ip) {
+const np::Plane* plane_of_address(const formats::Profile& profile, const std::string& ip) {
   auto addr = np::try_parse_ip(ip);
   if (!addr) return nullptr;
   for (const auto& plane : profile.planes)
@@ -120,7 +120,7 @@ const np::Plane* plane_of_address(const probes::Profile& profile, const std::str
   return nullptr;
 }
 
-const np::Plane* plane_of_nic(const probes::Profile& profile, const std::string& nic) {
+const np::Plane* plane_of_nic(const formats::Profile& profile, const std::string& nic) {
   for (const auto& plane : profile.planes) {
     if (!plane.nic.empty() && plane.nic != "auto" && np::nic_matches(plane.nic, nic)) return &plane;
     for (const auto& node : profile.nodes) {

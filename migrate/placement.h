@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "migrate/evidence.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "stack/l6_netplane/plane.h"
 
 namespace hn::migrate {
@@ -25,25 +25,25 @@ struct PathPlacement {
   enum Kind { kShared, kNotShared, kUnresolved };
   Kind kind = kUnresolved;
   std::string checked;                       // the path judged (a dynamic path's fixed prefix)
-  const probes::MountSpec* mount = nullptr;  // kShared: the profile mount that holds it
+  const formats::MountSpec* mount = nullptr;  // kShared: the profile mount that holds it
   std::string what;  // kNotShared: "in the temp directory /tmp", "on node-local disk"
   std::string seen;  // from snapshots: " (node0: ext4 /dev/nvme0n1p1 at /local)"
   std::string why;   // kUnresolved: why it cannot be placed
 };
 
-PathPlacement place_path(const std::string& path, bool dynamic, const probes::Profile& profile,
+PathPlacement place_path(const std::string& path, bool dynamic, const formats::Profile& profile,
                          const Evidence& evidence);
 
 // "/mnt/shared, /mnt/ckpt" (the profile's mounts), or "none".
-std::string mount_list(const probes::Profile& profile);
+std::string mount_list(const formats::Profile& profile);
 
 // The plane whose subnets hold `ip`, or nullptr (also for text that is not an
 // address).
-const stack::netplane::Plane* plane_of_address(const probes::Profile& profile,
+const stack::netplane::Plane* plane_of_address(const formats::Profile& profile,
                                                const std::string& ip);
 // The plane whose NIC (the plane's nic pattern, or a node's nics override)
 // is `nic`, or nullptr.
-const stack::netplane::Plane* plane_of_nic(const probes::Profile& profile, const std::string& nic);
+const stack::netplane::Plane* plane_of_nic(const formats::Profile& profile, const std::string& nic);
 // "param0 (parameter)".
 std::string plane_text(const stack::netplane::Plane& p);
 

@@ -37,7 +37,7 @@ struct Placement {
   std::vector<std::string> domain;  // per node
 };
 
-Placement placement(const probes::Profile& p) {
+Placement placement(const formats::Profile& p) {
   Placement out;
   std::set<std::string> seen;
   for (const auto& d : p.domains)

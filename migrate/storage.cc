@@ -66,7 +66,7 @@ void check_path(Concern& c, const Job& job, const JobPath& p) {
 namespace {
 
 // The shared mount that holds the checkpoint directory, if it is on one.
-const probes::MountSpec* checkpoint_mount(const Job& job) {
+const formats::MountSpec* checkpoint_mount(const Job& job) {
   auto ckpt = job.paths_of("checkpoint");
   if (ckpt.empty()) return nullptr;
   PathPlacement pl =
@@ -83,7 +83,7 @@ void check_checkpoint(Concern& c, const Job& job) {
     skip("MIG-STOR-CKPT-SPACE", "the job saves no checkpoint (no --save, no [storage] checkpoint)");
     return;
   }
-  const probes::MountSpec* mount = checkpoint_mount(job);
+  const formats::MountSpec* mount = checkpoint_mount(job);
   if (!mount) {
     skip("MIG-STOR-CKPT-SPACE", "the checkpoint path is not on a shared mount of the profile");
     return;

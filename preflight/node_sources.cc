@@ -1,7 +1,8 @@
 #include "preflight/node_sources.h"
 
 #include "preflight/report_output.h"
-#include "probes/snapshot.h"
+#include "formats/snapshot.h"
+#include "probes/snapshot_sources.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/cached_source.h"
 #include "stack/l7_physical/source.h"
@@ -24,7 +25,7 @@ probes::NodeSources open_live_sources() {
 }
 
 probes::NodeSources open_snapshot_sources(const std::string& path) {
-  return probes::sources_from_snapshot(probes::load_snapshot_file(path));
+  return probes::sources_from_snapshot(formats::load_snapshot_file(path));
 }
 
 }  // namespace hn::preflight

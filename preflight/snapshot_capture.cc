@@ -10,7 +10,8 @@
 
 #include "preflight/command.h"
 #include "preflight/node_sources.h"
-#include "probes/snapshot.h"
+#include "formats/snapshot.h"
+#include "probes/snapshot_sources.h"
 
 namespace hn::preflight {
 
@@ -34,8 +35,8 @@ std::string read_all_fd(int fd) {
 }  // namespace
 
 SnapshotCapture capture_live_snapshot(
-    probes::Clock::time_point deadline,
-    const std::function<void(probes::WorkerChannel&, const std::string& yaml)>& then) {
+    drivers::Clock::time_point deadline,
+    const std::function<void(drivers::WorkerChannel&, const std::string& yaml)>& then) {
   const char* tmpdir = std::getenv("TMPDIR");
   std::string hand_back =
       std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/hnprecheck-snapshot-XXXXXX";
@@ -51,11 +52,11 @@ SnapshotCapture capture_live_snapshot(
       unlink(path.c_str());
     }
   } cleanup{hand_fd, hand_back};
-  auto work = [&hand_back, &then](probes::WorkerChannel& ch) {
+  auto work = [&hand_back, &then](drivers::WorkerChannel& ch) {
     ch.step("opening the live sources");
     probes::NodeSources sources = open_live_sources();
     ch.step("reading links, RDMA devices, accelerators, sensors, routes and mounts");
-    std::string yaml = probes::snapshot_to_yaml(probes::capture_snapshot(sources, tool_version()));
+    std::string yaml = formats::snapshot_to_yaml(probes::capture_snapshot(sources, tool_version()));
     int fd = open(hand_back.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0) throw std::runtime_error("open " + hand_back + ": " + std::strerror(errno));
     for (std::size_t done = 0; done < yaml.size();) {
@@ -68,8 +69,8 @@ SnapshotCapture capture_live_snapshot(
     if (then) then(ch, yaml);
   };
   SnapshotCapture c;
-  c.run = probes::run_supervised(work, deadline);
-  if (c.run.end == probes::SupervisedRun::End::kCompleted) c.yaml = read_all_fd(hand_fd);
+  c.run = drivers::run_supervised(work, deadline);
+  if (c.run.end == drivers::SupervisedRun::End::kCompleted) c.yaml = read_all_fd(hand_fd);
   return c;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Captures this node's snapshot in a supervised worker (probes/
+// Captures this node's snapshot in a supervised worker (drivers/
 // supervised_worker.h): an RDMA query, a sensor read or a hung mount can
 // sleep in the kernel without bound, and the caller must still return by
 // its deadline, naming the step that hung. The worker keeps none of our
@@ -15,17 +15,17 @@
 #include <functional>
 #include <string>
 
-#include "probes/supervised_worker.h"
+#include "drivers/supervised_worker.h"
 
 namespace hn::preflight {
 
 struct SnapshotCapture {
-  probes::SupervisedRun run;
+  drivers::SupervisedRun run;
   std::string yaml;  // when run.end == kCompleted
 };
 
 SnapshotCapture capture_live_snapshot(
-    probes::Clock::time_point deadline,
-    const std::function<void(probes::WorkerChannel&, const std::string& yaml)>& then = {});
+    drivers::Clock::time_point deadline,
+    const std::function<void(drivers::WorkerChannel&, const std::string& yaml)>& then = {});
 
 }  // namespace hn::preflight

@@ -26,7 +26,7 @@ CommEnv collect_comm_env(const char* const* envp, const compat::translate::EnvIn
     if (eq == std::string::npos) continue;
     std::string key = entry.substr(0, eq);
     if (std::find(keys.begin(), keys.end(), key) != keys.end())
-      env[key] = {entry.substr(eq + 1), "environment"};
+      env[key] = {entry.substr(eq + 1), "environment", ""};
   }
   if (!job) return env;
   auto known = [&](const std::string& k) {

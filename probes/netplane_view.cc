@@ -52,7 +52,7 @@ std::vector<const PlaneView*> NetplaneView::of_type(netplane::PlaneType t) const
   return out;
 }
 
-NetplaneView build_netplane_view(const Profile& profile, const NodeSpec* node,
+NetplaneView build_netplane_view(const formats::Profile& profile, const formats::NodeSpec* node,
                                  const std::vector<stack::physical::Link>& links,
                                  const std::vector<netplane::InterfaceAddress>& addresses,
                                  const std::vector<netplane::Route>& routes) {

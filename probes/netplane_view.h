@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "probes/node_context.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "stack/l6_netplane/state.h"
 #include "stack/l7_physical/inventory.h"
 
@@ -48,7 +48,7 @@ struct NetplaneView {
   std::vector<const PlaneView*> of_type(stack::netplane::PlaneType t) const;
 };
 
-NetplaneView build_netplane_view(const Profile& profile, const NodeSpec* node,
+NetplaneView build_netplane_view(const formats::Profile& profile, const formats::NodeSpec* node,
                                  const std::vector<stack::physical::Link>& links,
                                  const std::vector<stack::netplane::InterfaceAddress>& addresses,
                                  const std::vector<stack::netplane::Route>& routes);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "probes/comm_env.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
 #include "stack/l7_physical/storage_source.h"
@@ -25,9 +25,9 @@ struct NodeSources {
 };
 
 struct NodeContext {
-  std::shared_ptr<const Profile> profile;
+  std::shared_ptr<const formats::Profile> profile;
   NodeSources sources;
-  const NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
+  const formats::NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
   CommEnv env;                     // the job's communication-library settings (comm_env.h)
   // Run the storage jitter workload even when the profile has no
   // storage.jitter section (node --storage-jitter).
@@ -38,12 +38,12 @@ struct NodeContext {
 // compat::InputError when it is empty or the profile has no such node), else
 // the one named like the hostname (or its short form), else nullptr (the
 // PROFILE-NODE finding says what that costs).
-const NodeSpec* identify_node(const Profile& profile, const std::string& hostname,
+const formats::NodeSpec* identify_node(const formats::Profile& profile, const std::string& hostname,
                               const std::optional<std::string>& requested = std::nullopt);
 
 // "gpu01, gpu02": the names in `names` (the profile's nodes by default), the
 // first `max`, then ", ... (N more)"; "none" when empty.
 std::string node_name_list(const std::vector<std::string>& names, size_t max = 16);
-std::string declared_node_names(const Profile& profile, size_t max = 16);
+std::string declared_node_names(const formats::Profile& profile, size_t max = 16);
 
 }  // namespace hn::probes

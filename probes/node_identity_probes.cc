@@ -5,7 +5,7 @@
 namespace hn::probes {
 
 std::vector<reports::Finding> check_node_identity(const NodeContext& ctx) {
-  const Profile& profile = *ctx.profile;
+  const formats::Profile& profile = *ctx.profile;
   std::vector<reports::Finding> out;
   // A plane declared by NIC alone: the subnet checks have nothing to hold
   // its addresses and routes to. Said once per plane, not silently skipped.

@@ -70,7 +70,7 @@ std::string mtu_of(const PlaneView& pv, const std::vector<stack::physical::Link>
 
 }  // namespace
 
-std::vector<Finding> check_plane_consistency(const Profile& profile,
+std::vector<Finding> check_plane_consistency(const formats::Profile& profile,
                                              const std::vector<NodeReadings>& nodes) {
   std::vector<Finding> out;
   if (!profile.nodes.empty()) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 #include "stack/l6_netplane/state.h"
 #include "stack/l7_physical/inventory.h"
@@ -23,14 +23,14 @@ namespace hn::probes {
 
 struct NodeReadings {
   std::string name;                // the profile's node name, else the hostname
-  const NodeSpec* spec = nullptr;  // the node's profile entry, if any
+  const formats::NodeSpec* spec = nullptr;  // the node's profile entry, if any
   std::vector<stack::physical::Link> links;
   std::vector<stack::netplane::InterfaceAddress> addresses;
   std::vector<stack::netplane::Route> routes;
   stack::physical::RdmaInventory rdma;
 };
 
-std::vector<reports::Finding> check_plane_consistency(const Profile& profile,
+std::vector<reports::Finding> check_plane_consistency(const formats::Profile& profile,
                                                       const std::vector<NodeReadings>& nodes);
 
 }  // namespace hn::probes

@@ -4,7 +4,7 @@
 
 namespace hn::probes {
 
-PlaneNics resolve_plane_nics(const stack::netplane::Plane& plane, const NodeSpec* node,
+PlaneNics resolve_plane_nics(const stack::netplane::Plane& plane, const formats::NodeSpec* node,
                              const std::vector<stack::physical::Link>& links,
                              const std::vector<stack::netplane::Route>& routes) {
   PlaneNics out;

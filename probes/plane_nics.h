@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "stack/l6_netplane/state.h"
 #include "stack/l7_physical/inventory.h"
 
@@ -19,7 +19,7 @@ struct PlaneNics {
   std::vector<const stack::physical::Link*> matches;  // in link order
 };
 
-PlaneNics resolve_plane_nics(const stack::netplane::Plane& plane, const NodeSpec* node,
+PlaneNics resolve_plane_nics(const stack::netplane::Plane& plane, const formats::NodeSpec* node,
                              const std::vector<stack::physical::Link>& links,
                              const std::vector<stack::netplane::Route>& routes);
 

@@ -17,7 +17,7 @@ bool has_glob(const std::string& s) {
   return s.find_first_of("*?[") != std::string::npos;
 }
 
-const netplane::Plane& pick_plane(const Profile& profile, const std::string& name,
+const netplane::Plane& pick_plane(const formats::Profile& profile, const std::string& name,
                                   std::string& why_none) {
   static const netplane::Plane kNone{};
   if (!name.empty()) {
@@ -33,11 +33,11 @@ const netplane::Plane& pick_plane(const Profile& profile, const std::string& nam
 
 }  // namespace
 
-tr::ParamPlane resolve_param_plane(const Profile& profile, const std::string& node_name,
+tr::ParamPlane resolve_param_plane(const formats::Profile& profile, const std::string& node_name,
                                    const std::string& plane_name) {
   tr::ParamPlane pp;
   const netplane::Plane& plane = pick_plane(profile, plane_name, pp.unresolved);
-  const NodeSpec* node = nullptr;
+  const formats::NodeSpec* node = nullptr;
   if (!node_name.empty()) {
     node = profile.find_node(node_name);
     if (!node)
@@ -47,7 +47,7 @@ tr::ParamPlane resolve_param_plane(const Profile& profile, const std::string& no
   }
   if (!pp.unresolved.empty()) return pp;
   pp.plane = plane.name;
-  auto nic_of = [&](const NodeSpec* n) {
+  auto nic_of = [&](const formats::NodeSpec* n) {
     if (n)
       if (auto it = n->nics.find(plane.name); it != n->nics.end()) return it->second;
     return plane.nic;
@@ -92,7 +92,7 @@ tr::ParamPlane resolve_param_plane(const Profile& profile, const std::string& no
   return pp;
 }
 
-tr::Context make_translate_context(const Profile* profile, const TranslateContextOptions& o) {
+tr::Context make_translate_context(const formats::Profile* profile, const TranslateContextOptions& o) {
   tr::Context ctx;
   ctx.platform = o.platform;
   ctx.pg_timeout_s = o.pg_timeout_s;

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "compat/translate/translator.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 
 namespace hn::probes {
 
@@ -30,10 +30,10 @@ struct TranslateContextOptions {
   std::string proc_root = "/proc";
 };
 
-compat::translate::ParamPlane resolve_param_plane(const Profile& profile, const std::string& node,
+compat::translate::ParamPlane resolve_param_plane(const formats::Profile& profile, const std::string& node,
                                                   const std::string& plane);
 
-compat::translate::Context make_translate_context(const Profile* profile,
+compat::translate::Context make_translate_context(const formats::Profile* profile,
                                                   const TranslateContextOptions& options);
 
 }  // namespace hn::probes

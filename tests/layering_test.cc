@@ -2,12 +2,17 @@
 // wrong #include fails here even when CMake happens to link it:
 //   stack/lN_* includes only stack/lM_* with M >= N (its own layer or a
 //     lower one in the stack, i.e. a higher number) and compat/; never
-//     probes/, preflight/, reports/ or migrate/;
+//     formats/, drivers/, probes/, preflight/, reports/, gate/ or migrate/;
 //   stack/isolation/ (process isolation) is a leaf below every layer: any
 //     stack layer may include it, and it includes nothing of ours outside itself;
 //   compat/ and reports/ include nothing of ours outside themselves;
 //   probes/ never includes preflight/, gate/ or migrate/ (preflight ->
-//     gate | migrate -> probes -> stack -> compat);
+//     gate | migrate -> probes -> formats | drivers -> stack -> compat);
+//   formats/ (the profile and snapshot files) and drivers/ (the bench sweep,
+//     the supervised worker, certify's gather and link mesh) sit below
+//     probes/ and above the stack: they never include probes/, preflight/,
+//     gate/ or migrate/, and not each other (a driver takes its settings as
+//     plain structs from its caller; a format judges nothing and runs nothing);
 //   gate/ and migrate/ never include preflight/ or each other;
 //   bench/ programs use the modules, never preflight/ (the CLI: a bench runs
 //     the binary); bench/peers/ (the Open MPI and Gloo drivers a comparison
@@ -29,8 +34,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kOurs = {"compat",  "stack", "probes", "preflight", "reports",
-                                     "migrate", "gate",  "tests",  "bench",     "profiles"};
+const std::set<std::string> kOurs = {"compat", "stack",   "formats", "drivers", "probes",
+                                     "preflight", "reports", "migrate", "gate", "tests",
+                                     "bench", "profiles"};
 
 struct Include {
   std::string file;  // relative to the source root
@@ -96,7 +102,8 @@ std::vector<std::string> violations(const fs::path& root) {
       continue;
     }
     if (is_isolation(i.target)) continue;
-    if (t == "probes" || t == "preflight" || t == "reports" || t == "migrate" || t == "gate") {
+    if (t == "probes" || t == "formats" || t == "drivers" || t == "preflight" || t == "reports" ||
+        t == "migrate" || t == "gate") {
       add(i, "the stack returns data or throws; it never includes " + t + "/");
       continue;
     }
@@ -119,6 +126,13 @@ std::vector<std::string> violations(const fs::path& root) {
   for (const auto& i : includes_under(root, "probes"))
     if (top(i.target) == "preflight" || top(i.target) == "gate" || top(i.target) == "migrate")
       add(i, "probes/ never includes " + top(i.target) + "/");
+  for (const char* below : {"formats", "drivers"})
+    for (const auto& i : includes_under(root, below)) {
+      const std::string t = top(i.target);
+      if (t == "probes" || t == "preflight" || t == "gate" || t == "migrate" ||
+          ((t == "formats" || t == "drivers") && t != below))
+        add(i, std::string(below) + "/ never includes " + t + "/");
+    }
   for (const char* mid : {"gate", "migrate"})
     for (const auto& i : includes_under(root, mid))
       if (top(i.target) == "preflight" ||
@@ -145,6 +159,8 @@ TEST_CASE("layering: no #include crosses the dependency rule") {
   REQUIRE(includes_under(root, "bench").size() >= 3);
   REQUIRE(includes_under(root, "gate").size() > 10);
   REQUIRE(includes_under(root, "migrate").size() > 10);
+  REQUIRE(includes_under(root, "formats").size() > 10);
+  REQUIRE(includes_under(root, "drivers").size() > 10);
   std::vector<std::string> bad = violations(root);
   std::string report;
   for (const auto& v : bad) report += v + "\n";
@@ -172,7 +188,7 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
             "#include \"sweep.h\"\n#include \"stack/l3_comm/communicator.h\"\n");
   dir.write("probes/q.cc", "#include \"migrate/plan.h\"\n");
   dir.write("migrate/m.cc",
-            "#include \"probes/profile.h\"\n#include \"reports/finding.h\"\n"
+            "#include \"formats/profile.h\"\n#include \"reports/finding.h\"\n"
             "#include \"compat/input_error.h\"\n#include \"preflight/command.h\"\n");
   auto bad = violations(dir.path());
   std::sort(bad.begin(), bad.end());
@@ -197,11 +213,38 @@ TEST_CASE("layering: each kind of violation is found in a tree that has it") {
   CHECK_THAT(bad[7], Catch::StartsWith("stack/l7_physical/probe.h:1: includes \"probes/probe.h\""));
 }
 
+TEST_CASE("layering: formats/ and drivers/ sit below probes/, above the stack, apart") {
+  hn::test::TempDir dir;
+  dir.write("formats/f.cc",
+            "#include \"stack/l6_netplane/plane.h\"\n#include \"compat/yaml_input.h\"\n"
+            "#include \"probes/node_context.h\"\n");
+  dir.write("formats/g.cc", "#include \"drivers/supervised_worker.h\"\n");
+  dir.write("drivers/d.cc",
+            "#include \"stack/l3_comm/store.h\"\n#include \"reports/finding.h\"\n"
+            "#include \"formats/profile.h\"\n#include \"preflight/cli.h\"\n");
+  dir.write("probes/p.cc", "#include \"formats/profile.h\"\n#include \"drivers/comm_bench.h\"\n");
+  dir.write("stack/l3_comm/x.cc", "#include \"drivers/comm_bench.h\"\n");
+  auto bad = violations(dir.path());
+  std::sort(bad.begin(), bad.end());
+  std::string all;
+  for (const auto& v : bad) all += v + "\n";
+  INFO(all);
+  REQUIRE(bad.size() == 5);
+  CHECK_THAT(bad[0], Catch::StartsWith("drivers/d.cc:3: includes \"formats/profile.h\"") &&
+                         Catch::Contains("drivers/ never includes formats/"));
+  CHECK_THAT(bad[1], Catch::StartsWith("drivers/d.cc:4: includes \"preflight/cli.h\""));
+  CHECK_THAT(bad[2], Catch::StartsWith("formats/f.cc:3: includes \"probes/node_context.h\"") &&
+                         Catch::Contains("formats/ never includes probes/"));
+  CHECK_THAT(bad[3], Catch::StartsWith("formats/g.cc:1: includes \"drivers/supervised_worker.h\""));
+  CHECK_THAT(bad[4], Catch::StartsWith("stack/l3_comm/x.cc:1: includes \"drivers/comm_bench.h\"") &&
+                         Catch::Contains("it never includes drivers/"));
+}
+
 TEST_CASE("layering: the rule's own reading of paths") {
   CHECK(layer_of("stack/l3_comm/socket.cc") == 3);
   CHECK(layer_of("stack/l7_physical/source.h") == 7);
   CHECK(layer_of("stack/CMakeLists.txt") == -1);
-  CHECK(ours("probes/profile.h"));
+  CHECK(ours("formats/profile.h"));
   CHECK_FALSE(ours("yaml-cpp/yaml.h"));
   CHECK_FALSE(ours("catch2/catch.hpp"));
 }

@@ -265,7 +265,7 @@ TEST_CASE("module deps: every module includes only what it links") {
   for (const char* t :
        {"hn_compat_input", "hn_compat_ops", "hn_compat_comm", "hn_translate", "hn_reports",
         "hn_isolation", "hn_l7_physical", "hn_l6_netplane", "hn_l5_sched", "hn_l4_operator",
-        "hn_l3_comm", "hn_probes", "hn_preflight", "storage_vs_fio"})
+        "hn_l3_comm", "hn_formats", "hn_drivers", "hn_probes", "hn_preflight", "storage_vs_fio"})
     CHECK(s.checked_targets.count(t) == 1);
   CHECK(s.checked_includes > 500);
   std::string report;

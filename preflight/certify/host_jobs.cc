@@ -23,7 +23,7 @@ milliseconds left(Deadline d) {
   return std::max(milliseconds(1), std::chrono::ceil<milliseconds>(d - Clock::now()));
 }
 
-std::shared_ptr<probes::NodeContext> live_context(std::shared_ptr<const probes::Profile> profile,
+std::shared_ptr<probes::NodeContext> live_context(std::shared_ptr<const formats::Profile> profile,
                                                   const std::string& node) {
   auto ctx = std::make_shared<probes::NodeContext>();
   ctx->profile = std::move(profile);
@@ -44,11 +44,11 @@ std::string node_job(const CertifyOptions& o, const std::string& arg, Deadline d
   // runner's in-process probes start threads).
   const auto capture_deadline = Clock::now() + (deadline - Clock::now()) / 4;
   SnapshotCapture cap = capture_live_snapshot(capture_deadline);
-  if (cap.run.end == probes::SupervisedRun::End::kCompleted)
+  if (cap.run.end == drivers::SupervisedRun::End::kCompleted)
     out["snapshot"] = cap.yaml;
   else
     out["snapshot_error"] =
-        cap.run.end == probes::SupervisedRun::End::kTimedOut
+        cap.run.end == drivers::SupervisedRun::End::kTimedOut
             ? "the capture did not finish in time; it was " + cap.run.last_step
             : "the capture failed while " + cap.run.last_step + ": " + cap.run.failure;
   auto ctx = live_context(o.profile, node);
@@ -63,7 +63,7 @@ std::string storage_job(const CertifyOptions& o, const std::string& arg, Deadlin
   json a = parse_message(arg);
   std::set<std::string> skip;
   for (const auto& p : a.value("skip", json::array())) skip.insert(p.get<std::string>());
-  auto profile = std::make_shared<probes::Profile>(*o.profile);
+  auto profile = std::make_shared<formats::Profile>(*o.profile);
   profile->storage.jitter.with_histograms = true;
   auto ctx = live_context(profile, a.value("node", ""));
   ctx->storage_jitter = true;

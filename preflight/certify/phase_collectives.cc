@@ -1,7 +1,7 @@
 // Phase 4, collectives per plane (L3): on every plane whose links work, a
 // communicator bound to the plane address runs allreduce, allgather,
 // reduce-scatter and all-to-all at a few sizes with every element verified
-// (probes/comm_bench.h), busbw against the profile's threshold; the traffic
+// (drivers/comm_bench.h), busbw against the profile's threshold; the traffic
 // proof (bytes per NIC before and after a ring allreduce of known size);
 // and the per-link bandwidth rounds over the links phase's mesh that locate
 // a slow host or link.
@@ -11,10 +11,10 @@
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
-#include "probes/cluster/link_pattern.h"
+#include "drivers/cluster/link_pattern.h"
 #include "probes/cluster/slow_links.h"
 #include "probes/cluster/traffic_proof.h"
-#include "probes/comm_bench.h"
+#include "drivers/comm_bench.h"
 #include "probes/netplane_view.h"
 #include "reports/catalog.h"
 #include "stack/l3_comm/collectives.h"
@@ -87,15 +87,15 @@ json run_ops(comm::Communicator& c, const json& args, Deadline deadline) {
   json rows = json::array();
   for (const auto& op : args.at("ops")) {
     for (const auto& size : args.at("sizes")) {
-      probes::BenchConfig cfg;
-      cfg.op = probes::bench_op_from_string(op.get<std::string>());
+      drivers::BenchConfig cfg;
+      cfg.op = drivers::bench_op_from_string(op.get<std::string>());
       cfg.min_bytes = cfg.max_bytes = size.get<std::size_t>();
       cfg.factor = 1;
       cfg.iters = args.at("iters").get<int>();
       cfg.warmup = args.at("warmup").get<int>();
       cfg.options = until(deadline);
       cfg.deadline = deadline;
-      for (const auto& r : probes::run_bench(c, cfg))
+      for (const auto& r : drivers::run_bench(c, cfg))
         rows.push_back({{"op", op},
                         {"size", size},
                         {"bytes", r.bytes},
@@ -114,7 +114,7 @@ json link_rounds(RankState& st, comm::Communicator& c, const std::string& plane,
   auto it = st.meshes.find(plane);
   if (it == st.meshes.end()) return rates;
   const milliseconds round(args.at("link_test_ms").get<long long>());
-  for (int d : probes::cluster::partner_distances(st.world)) {
+  for (int d : drivers::cluster::partner_distances(st.world)) {
     comm::barrier(c, until(deadline));
     auto r = it->second->bandwidth_round(d, round, std::min(deadline, Clock::now() + round * 20));
     if (r)
@@ -165,7 +165,7 @@ std::string gbps_text(double v) {
 }
 
 // The busbw floor of a plane (GB/s) and where it comes from; 0 when none.
-std::pair<double, std::string> busbw_limit(const probes::Profile& profile,
+std::pair<double, std::string> busbw_limit(const formats::Profile& profile,
                                            const std::string& plane) {
   const auto t = profile.thresholds_of(plane);
   double limit = 0;

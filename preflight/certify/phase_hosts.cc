@@ -5,7 +5,7 @@
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "probes/cluster/cross_host.h"
-#include "probes/snapshot.h"
+#include "formats/snapshot.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {
@@ -38,8 +38,8 @@ PhaseOutcome combine_hosts(Coordinator& co, const std::string&,
     std::string why;
     if (j.contains("snapshot")) {
       try {
-        probes::Snapshot snap =
-            probes::parse_snapshot(j["snapshot"].get<std::string>(), "the snapshot of " + h.name);
+        formats::Snapshot snap =
+            formats::parse_snapshot(j["snapshot"].get<std::string>(), "the snapshot of " + h.name);
         probes::NodeReadings r;
         r.name = h.name;
         r.spec = h.node.empty() ? nullptr : co.profile().find_node(h.node);

@@ -1,6 +1,6 @@
 // Phase 3, links per plane (L3 over L6): on every parameter and data plane,
 // each rank connects to its ring neighbours and log2(n) partners
-// (probes/cluster/link_pattern.h), bound to the plane's NIC and address;
+// (drivers/cluster/link_pattern.h), bound to the plane's NIC and address;
 // every failed pair is named with both hosts, addresses and its class.
 #include <algorithm>
 #include <cstdio>
@@ -10,8 +10,8 @@
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_bind.h"
-#include "probes/cluster/link_mesh.h"
-#include "probes/cluster/link_pattern.h"
+#include "drivers/cluster/link_mesh.h"
+#include "drivers/cluster/link_pattern.h"
 #include "probes/netplane_view.h"
 #include "reports/catalog.h"
 
@@ -20,7 +20,7 @@ namespace hn::preflight::certify {
 namespace {
 
 using nlohmann::json;
-using probes::cluster::LinkOutcome;
+using drivers::cluster::LinkOutcome;
 using reports::Finding;
 using reports::Layer;
 using reports::Status;
@@ -83,7 +83,7 @@ std::string run_links(RankState& st, const std::string& args_text, Deadline dead
   for (const auto& name : args.at("planes")) {
     const std::string plane = name.get<std::string>();
     PlaneBinding b = plane_binding(st, plane);
-    probes::cluster::MeshSetup s;
+    drivers::cluster::MeshSetup s;
     s.rank = st.rank;
     s.world = st.world;
     s.store = &st.store();
@@ -94,7 +94,7 @@ std::string run_links(RankState& st, const std::string& args_text, Deadline dead
     s.params.plane = plane;
     s.bind = b.bind;
     s.deadline = deadline;
-    auto mesh = probes::cluster::LinkMesh::build(s);
+    auto mesh = drivers::cluster::LinkMesh::build(s);
     json outcomes = json::array();
     for (const auto& o : mesh->outcomes()) outcomes.push_back(outcome_json(o));
     out["planes"][plane] = {{"address", mesh->bind().address},
@@ -209,7 +209,7 @@ void combine_plane(Coordinator& co, const std::string& plane,
   if (!unbound.empty())
     class_text += (class_text.empty() ? "" : ", ") + std::to_string(unbound.size()) +
                   " host(s) cannot bind the plane";
-  const long long pairs = probes::cluster::link_pair_count(world);
+  const long long pairs = drivers::cluster::link_pair_count(world);
   if (cut > 0) {
     Finding f = reports::make_finding(
         "CERT-RUN-TIMEOUT", Status::kError, "plane " + plane,

@@ -62,7 +62,7 @@ PhasePlan plan_model(Coordinator& co) {
 std::string run_model(RankState& st, const std::string& args_text, Deadline deadline) {
   const json args = parse_message(args_text);
   const CertifyOptions& o = *st.options;
-  const probes::Profile& profile = *o.profile;
+  const formats::Profile& profile = *o.profile;
   // Every rank resolves the same options; its own node only matters when
   // model.planes binds a group to a plane address of this host.
   auto resolved = probes::model::resolve_model(profile, model_overrides(o), st.world,

@@ -11,7 +11,7 @@
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
 #include "probes/cluster/storage_load.h"
-#include "probes/comm_bench.h"
+#include "drivers/comm_bench.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {
@@ -42,7 +42,7 @@ std::string blocking_mount_failure(const Coordinator& co, const std::string& hos
   return "";
 }
 
-double storage_budget_s(const probes::Profile& p) {
+double storage_budget_s(const formats::Profile& p) {
   double timeout = 0;
   for (const auto& m : p.storage.mounts) timeout = std::max(timeout, m.timeout_s);
   return p.storage.jitter.duration_s + timeout + 2;
@@ -121,15 +121,15 @@ std::string run_storage(RankState& st, const std::string& args_text, Deadline de
     comm::barrier(c, until(deadline));
     if (st.role.leader)
       st.agent->start("storage", storage_arg(st, args), std::min(deadline, Clock::now() + budget));
-    probes::BenchConfig cfg;
-    cfg.op = probes::bench_op_from_string(load.at("op").get<std::string>());
+    drivers::BenchConfig cfg;
+    cfg.op = drivers::bench_op_from_string(load.at("op").get<std::string>());
     cfg.min_bytes = cfg.max_bytes = load.at("bytes").get<std::size_t>();
     cfg.factor = 1;
     cfg.iters = load.at("iters").get<int>();
     cfg.warmup = 0;
     cfg.check = false;
     cfg.options = until(deadline);
-    auto rows = probes::run_bench(c, cfg);
+    auto rows = drivers::run_bench(c, cfg);
     if (!rows.empty())
       out["load"] = {{"busbw", rows.front().busbw}, {"time_us", rows.front().time_us}};
   } catch (const comm::CommError& e) {

@@ -42,7 +42,7 @@ nlohmann::json findings_to_json(const std::vector<reports::Finding>& findings) {
   return arr;
 }
 
-std::vector<const stack::netplane::Plane*> collective_planes(const probes::Profile& profile) {
+std::vector<const stack::netplane::Plane*> collective_planes(const formats::Profile& profile) {
   std::vector<const stack::netplane::Plane*> out;
   for (const auto& p : profile.planes)
     if (p.type == stack::netplane::PlaneType::kParameter ||

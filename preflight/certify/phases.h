@@ -32,6 +32,6 @@ probes::model::ModelOverrides model_overrides(const CertifyOptions& options);
 bool model_configured(const CertifyOptions& options);
 
 // The planes certify exercises: parameter planes, and data planes.
-std::vector<const stack::netplane::Plane*> collective_planes(const probes::Profile& profile);
+std::vector<const stack::netplane::Plane*> collective_planes(const formats::Profile& profile);
 
 }  // namespace hn::preflight::certify

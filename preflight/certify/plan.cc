@@ -44,7 +44,7 @@ Hello hello_from_json(const std::string& text) {
   return {j.at("hostname").get<std::string>(), j.at("key").get<std::string>()};
 }
 
-JobPlan build_plan(const std::vector<Hello>& hellos, const probes::Profile& profile) {
+JobPlan build_plan(const std::vector<Hello>& hellos, const formats::Profile& profile) {
   JobPlan plan;
   std::map<std::string, int> index;
   for (std::size_t r = 0; r < hellos.size(); ++r) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "preflight/certify/state.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 
 namespace hn::preflight::certify {
 
@@ -27,7 +27,7 @@ std::string hello_to_json(const Hello& h);
 Hello hello_from_json(const std::string& text);  // throws std::runtime_error
 
 // hellos[r] is rank r's.
-JobPlan build_plan(const std::vector<Hello>& hellos, const probes::Profile& profile);
+JobPlan build_plan(const std::vector<Hello>& hellos, const formats::Profile& profile);
 
 // The job's parallel layout (--layout, else the profile's model.layout)
 // must fit its world, and, when the model phase is selected, the model its

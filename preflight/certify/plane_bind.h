@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "preflight/certify/state.h"
-#include "probes/cluster/link_mesh.h"
+#include "drivers/cluster/link_mesh.h"
 
 namespace hn::preflight::certify {
 
 struct PlaneBinding {
-  probes::cluster::LinkBind bind;
+  drivers::cluster::LinkBind bind;
   std::vector<std::string> nics;  // the plane's NICs on this host
 };
 

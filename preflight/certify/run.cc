@@ -13,14 +13,14 @@
 #include "preflight/certify/plan.h"
 #include "preflight/command.h"
 #include "preflight/report_output.h"
-#include "probes/cluster/gather.h"
+#include "drivers/cluster/gather.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {
 
-using probes::cluster::gather;
-using probes::cluster::gather_key;
-using probes::cluster::GatherOptions;
+using drivers::cluster::gather;
+using drivers::cluster::gather_key;
+using drivers::cluster::GatherOptions;
 
 namespace {
 

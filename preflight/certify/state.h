@@ -14,9 +14,9 @@
 
 #include "preflight/certify/control.h"
 #include "preflight/certify/host_agent.h"
-#include "probes/cluster/link_mesh.h"
+#include "drivers/cluster/link_mesh.h"
 #include "probes/plane_consistency.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 #include "stack/l3_comm/communicator.h"
@@ -28,7 +28,7 @@ using Deadline = Clock::time_point;
 using std::chrono::milliseconds;
 
 struct CertifyOptions {
-  std::shared_ptr<const probes::Profile> profile;
+  std::shared_ptr<const formats::Profile> profile;
   std::string profile_sha256;
   milliseconds run_timeout{900000};
   milliseconds link_budget{10000};  // link setup per plane link (--link-timeout)
@@ -90,7 +90,7 @@ struct RankState {
   comm::CommOptions base;  // rank, world, credentials, rank 0's address
   Role role;
   // Built in the links phase, used for the per-link bandwidth test later.
-  std::map<std::string, std::unique_ptr<probes::cluster::LinkMesh>> meshes;
+  std::map<std::string, std::unique_ptr<drivers::cluster::LinkMesh>> meshes;
   // Built in the collectives phase, reused by the storage phase's load.
   std::map<std::string, std::unique_ptr<comm::Communicator>> comms;
   // The largest size's busbw alone per plane (rank 0 tells it in the args).
@@ -126,7 +126,7 @@ struct Coordinator {
   // Host findings of phase 1 that later phases depend on (storage: hung mounts).
   std::vector<reports::Finding> host_failures;
 
-  const probes::Profile& profile() const { return *options->profile; }
+  const formats::Profile& profile() const { return *options->profile; }
 };
 
 }  // namespace hn::preflight::certify

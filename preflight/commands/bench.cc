@@ -14,7 +14,7 @@
 #include "preflight/commands/bench_links.h"
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
-#include "probes/comm_bench.h"
+#include "drivers/comm_bench.h"
 #include "reports/atomic_file.h"
 #include "reports/bench_html.h"
 #include "stack/l3_comm/bootstrap.h"
@@ -44,7 +44,7 @@ auto parse(const std::string& field, F&& f) {
 }
 
 struct Parsed {
-  probes::BenchConfig cfg;
+  drivers::BenchConfig cfg;
   comm::TransportKind transport = comm::TransportKind::kAuto;
   int local_ranks = 0;
   comm::BootstrapInputs boot;
@@ -76,7 +76,7 @@ void check_memory(std::size_t max_bytes, int ranks_here) {
 Parsed parse_options(const po::variables_map& vm) {
   Parsed p;
   auto& c = p.cfg;
-  c.op = parse("--op", [&] { return probes::bench_op_from_string(vm["op"].as<std::string>()); });
+  c.op = parse("--op", [&] { return drivers::bench_op_from_string(vm["op"].as<std::string>()); });
   c.min_bytes =
       parse("--minbytes", [&] { return compat::parse_size(vm["minbytes"].as<std::string>()); });
   c.max_bytes =
@@ -87,9 +87,9 @@ Parsed parse_options(const po::variables_map& vm) {
   if (c.factor == 1 && c.min_bytes != c.max_bytes)
     bad("--stepfactor", "1 only makes sense with -b equal to -e");
   // The sweep is cut at kMaxSweepSizes; say so instead of silently stopping.
-  std::size_t steps = probes::sweep_sizes(c.min_bytes, c.max_bytes, c.factor).size();
-  if (steps > probes::kMaxSweepSizes)
-    bad("--stepfactor", "gives more than " + std::to_string(probes::kMaxSweepSizes) +
+  std::size_t steps = drivers::sweep_sizes(c.min_bytes, c.max_bytes, c.factor).size();
+  if (steps > drivers::kMaxSweepSizes)
+    bad("--stepfactor", "gives more than " + std::to_string(drivers::kMaxSweepSizes) +
                             " sizes between -b and -e; use a larger factor");
   c.options.dtype =
       parse("--dtype", [&] { return stack::op::dtype_from_string(vm["dtype"].as<std::string>()); });
@@ -146,15 +146,15 @@ std::string fmt(const char* f, double v) {
 
 void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
                  const std::vector<comm::LinkBinding>& links,
-                 const std::vector<probes::BenchRow>& rows) {
+                 const std::vector<drivers::BenchRow>& rows) {
   const auto& o = p.cfg.options;
-  const bool red = probes::bench_coll(p.cfg.op).reduces;
+  const bool red = drivers::bench_coll(p.cfg.op).reduces;
   os << "# hnprecheck bench " << probes::to_string(p.cfg.op) << ": " << c.size()
      << " rank(s), transport " << comm::to_string(c.transport()) << ", algorithm "
      << comm::to_string(o.algorithm) << ", iters " << p.cfg.iters << ", warmup " << p.cfg.warmup
      << "\n";
   if (p.cfg.check)
-    os << "# check: inputs differ per rank, element and call; " << probes::kSpotChecks
+    os << "# check: inputs differ per rank, element and call; " << drivers::kSpotChecks
        << " elements of every call, and all of one more call per size\n";
   else
     os << "# check: off (--no-check)\n";
@@ -190,7 +190,7 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
 
 std::string to_json(const Parsed& p, const comm::Communicator& c,
                     const std::vector<comm::LinkBinding>& links,
-                    const std::vector<probes::BenchRow>& rows) {
+                    const std::vector<drivers::BenchRow>& rows) {
   const auto& o = p.cfg.options;
   nlohmann::json j = {{"tool", "hnprecheck"},
                       {"command", "bench"},
@@ -223,7 +223,7 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
 }
 
 std::string to_html(const Parsed& p, const comm::Communicator& c,
-                    const std::vector<probes::BenchRow>& rows) {
+                    const std::vector<drivers::BenchRow>& rows) {
   const auto& o = p.cfg.options;
   reports::BenchHtml page;
   page.title = std::string(probes::to_string(p.cfg.op)) + ", " + std::to_string(c.size()) +
@@ -261,7 +261,7 @@ int run_rank(const Parsed& p) {
     std::vector<comm::LinkBinding> links;
     if (c.size() > 1 && c.transport() == comm::TransportKind::kTcp)
       links = comm::gather_link_bindings(c, o.timeout);
-    auto rows = probes::run_bench(c, p.cfg);
+    auto rows = drivers::run_bench(c, p.cfg);
     long long wrong = 0;
     for (const auto& r : rows) wrong += std::max(0LL, r.wrong);
     if (rank == 0) {

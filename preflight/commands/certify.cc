@@ -85,9 +85,9 @@ Parsed parse(const po::variables_map& vm) {
     text = compat::read_text_file(source);
   } else {
     source = "embedded:default";
-    text = probes::default_profile_text();
+    text = formats::default_profile_text();
   }
-  o.profile = std::make_shared<probes::Profile>(probes::parse_profile(text, source));
+  o.profile = std::make_shared<formats::Profile>(formats::parse_profile(text, source));
   o.profile_sha256 = sha256_hex(text);
   o.run_timeout = timeout_from(vm);
   const double link = vm["link-timeout"].as<double>();

@@ -9,8 +9,8 @@
 #include "preflight/report_output.h"
 #include "probes/node_context.h"
 #include "probes/plane_consistency.h"
-#include "probes/profile.h"
-#include "probes/snapshot.h"
+#include "formats/profile.h"
+#include "formats/snapshot.h"
 
 namespace hn::preflight::commands {
 
@@ -28,11 +28,11 @@ int run(const po::variables_map& vm) {
     throw compat::InputError("command line", 0, 0, "",
                              "needs at least two snapshot files (one per node)");
   auto profile =
-      std::make_shared<probes::Profile>(probes::load_profile_file(vm["profile"].as<std::string>()));
+      std::make_shared<formats::Profile>(formats::load_profile_file(vm["profile"].as<std::string>()));
   std::vector<probes::NodeReadings> nodes;
   std::map<std::string, std::string> seen;  // node -> file
   for (const auto& file : files) {
-    probes::Snapshot s = probes::load_snapshot_file(file);
+    formats::Snapshot s = formats::load_snapshot_file(file);
     probes::NodeReadings n;
     n.spec = probes::identify_node(*profile, s.hostname);
     // A profile that lists its nodes also says which hosts belong: a

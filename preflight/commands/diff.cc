@@ -9,8 +9,8 @@
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
-#include "probes/snapshot.h"
-#include "probes/snapshot_diff.h"
+#include "formats/snapshot.h"
+#include "formats/snapshot_diff.h"
 #include "reports/atomic_file.h"
 
 namespace hn::preflight::commands {
@@ -19,7 +19,7 @@ namespace {
 
 YAML::Node load_checked(const std::string& path) {
   std::string text = compat::read_text_file(path);
-  probes::parse_snapshot(text, path);  // validates structure; errors name file:line
+  formats::parse_snapshot(text, path);  // validates structure; errors name file:line
   return compat::load_yaml_text(text, path);
 }
 
@@ -29,7 +29,7 @@ int run(const po::variables_map& vm) {
   const std::string a = vm["a"].as<std::string>(), b = vm["b"].as<std::string>();
   if (vm.count("json")) check_output_path("--json", vm["json"].as<std::string>());
   auto entries =
-      probes::diff_snapshots(load_checked(a), load_checked(b), vm["volatile"].as<bool>());
+      formats::diff_snapshots(load_checked(a), load_checked(b), vm["volatile"].as<bool>());
 
   std::ostream& os =
       vm.count("json") && vm["json"].as<std::string>() == "-" ? std::cerr : std::cout;

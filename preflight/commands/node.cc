@@ -11,7 +11,7 @@
 #include "preflight/report_output.h"
 #include "preflight/runner.h"
 #include "probes/node_probes.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 
 namespace hn::preflight::commands {
 
@@ -20,9 +20,9 @@ namespace {
 int run(const po::variables_map& vm) {
   check_output_options(vm);
   auto timeout = timeout_from(vm);
-  auto profile = std::make_shared<probes::Profile>(
-      vm.count("profile") ? probes::load_profile_file(vm["profile"].as<std::string>())
-                          : probes::default_profile());
+  auto profile = std::make_shared<formats::Profile>(
+      vm.count("profile") ? formats::load_profile_file(vm["profile"].as<std::string>())
+                          : formats::default_profile());
   auto ctx = std::make_shared<probes::NodeContext>();
   ctx->profile = profile;
   ctx->sources = vm.count("snapshot") ? open_snapshot_sources(vm["snapshot"].as<std::string>())

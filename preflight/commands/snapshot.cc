@@ -15,8 +15,8 @@
 #include "preflight/node_sources.h"
 #include "preflight/report_output.h"
 #include "preflight/snapshot_capture.h"
-#include "probes/snapshot.h"
-#include "probes/supervised_worker.h"
+#include "formats/snapshot.h"
+#include "drivers/supervised_worker.h"
 #include "reports/atomic_file.h"
 
 namespace hn::preflight::commands {
@@ -41,16 +41,16 @@ int run(const po::variables_map& vm) {
   const auto timeout = timeout_from(vm);
   std::cout.flush();
   SnapshotCapture capture = capture_live_snapshot(
-      probes::Clock::now() + timeout, [&out](probes::WorkerChannel& ch, const std::string& yaml) {
+      drivers::Clock::now() + timeout, [&out](drivers::WorkerChannel& ch, const std::string& yaml) {
         if (out == "-") return;
         ch.step("writing " + out);
         reports::write_output(out, yaml);
       });
   const auto& r = capture.run;
   switch (r.end) {
-    case probes::SupervisedRun::End::kCompleted: {
+    case drivers::SupervisedRun::End::kCompleted: {
       const std::string& yaml = capture.yaml;
-      probes::Snapshot snap = probes::parse_snapshot(yaml, "the capture");
+      formats::Snapshot snap = formats::parse_snapshot(yaml, "the capture");
       if (out == "-") {
         std::cout << yaml;
         std::cout.flush();
@@ -63,7 +63,7 @@ int run(const po::variables_map& vm) {
                 << " rules, " << snap.mounts.size() << " mounts)\n";
       return 0;
     }
-    case probes::SupervisedRun::End::kTimedOut:
+    case drivers::SupervisedRun::End::kTimedOut:
       if (r.last_step.rfind("writing ", 0) == 0) {
         // The file system holding --out stopped answering mid-write: the
         // atomic write's temporary file may be left beside it.
@@ -79,11 +79,11 @@ int run(const po::variables_map& vm) {
                 << " (a reading that hangs in the kernel: check the RDMA driver, sensors and "
                    "mounts); nothing was written\n";
       return 3;
-    case probes::SupervisedRun::End::kInterrupted:
+    case drivers::SupervisedRun::End::kInterrupted:
       std::cerr << "hnprecheck snapshot: interrupted while " << r.last_step
                 << "; nothing was written\n";
       return 3;
-    case probes::SupervisedRun::End::kFailed:
+    case drivers::SupervisedRun::End::kFailed:
       break;
   }
   std::cerr << "hnprecheck snapshot: the capture failed while " << r.last_step << ": " << r.failure

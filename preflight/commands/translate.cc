@@ -12,7 +12,7 @@
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
 #include "preflight/translate_listing.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "probes/translate_context.h"
 #include "probes/translate_findings.h"
 #include "reports/atomic_file.h"
@@ -99,9 +99,9 @@ int run(const po::variables_map& vm) {
                             more.empty_files.end());
   }
 
-  std::optional<probes::Profile> profile;
+  std::optional<formats::Profile> profile;
   if (vm.count("profile"))
-    profile = probes::load_profile_file(opt(vm, "profile"));
+    profile = formats::load_profile_file(opt(vm, "profile"));
   else if (vm.count("node") || vm.count("plane"))
     usage("--node", "--node and --plane need --profile");
   tr::Context ctx =

@@ -15,7 +15,7 @@ using reports::Status;
 
 namespace {
 
-NetplaneView view_of(const Profile& profile, const NodeReadings& h) {
+NetplaneView view_of(const formats::Profile& profile, const NodeReadings& h) {
   return build_netplane_view(profile, h.spec, h.links, h.addresses, h.routes);
 }
 
@@ -31,7 +31,7 @@ std::string subnet_list(const stack::netplane::Plane& p) {
 
 }  // namespace
 
-std::vector<Finding> check_duplicate_addresses(const Profile& profile,
+std::vector<Finding> check_duplicate_addresses(const formats::Profile& profile,
                                                const std::vector<NodeReadings>& hosts) {
   std::vector<Finding> out;
   std::vector<NetplaneView> views;
@@ -70,7 +70,7 @@ std::vector<Finding> check_duplicate_addresses(const Profile& profile,
   return out;
 }
 
-std::vector<Finding> check_plane_subnets(const Profile& profile,
+std::vector<Finding> check_plane_subnets(const formats::Profile& profile,
                                          const std::vector<NodeReadings>& hosts) {
   std::vector<Finding> out;
   for (const auto& h : hosts) {
@@ -128,7 +128,7 @@ std::vector<Finding> check_same_node(const std::vector<NodeReadings>& hosts) {
   return out;
 }
 
-std::vector<Finding> check_coverage(const Profile& profile,
+std::vector<Finding> check_coverage(const formats::Profile& profile,
                                     const std::vector<NodeReadings>& hosts) {
   if (profile.nodes.empty()) return {};
   std::set<std::string> present;

@@ -15,18 +15,18 @@
 #include <vector>
 
 #include "probes/plane_consistency.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 
 namespace hn::probes::cluster {
 
-std::vector<reports::Finding> check_duplicate_addresses(const Profile& profile,
+std::vector<reports::Finding> check_duplicate_addresses(const formats::Profile& profile,
                                                         const std::vector<NodeReadings>& hosts);
-std::vector<reports::Finding> check_plane_subnets(const Profile& profile,
+std::vector<reports::Finding> check_plane_subnets(const formats::Profile& profile,
                                                   const std::vector<NodeReadings>& hosts);
 // One entry per host: its name and its profile node (nullptr: none).
 std::vector<reports::Finding> check_same_node(const std::vector<NodeReadings>& hosts);
-std::vector<reports::Finding> check_coverage(const Profile& profile,
+std::vector<reports::Finding> check_coverage(const formats::Profile& profile,
                                              const std::vector<NodeReadings>& hosts);
 
 }  // namespace hn::probes::cluster

@@ -21,7 +21,7 @@ std::string rank_list(const std::vector<int>& ranks) {
 
 }  // namespace
 
-std::vector<Finding> check_placement(const Profile& profile,
+std::vector<Finding> check_placement(const formats::Profile& profile,
                                      const std::vector<std::string>& host_of_rank,
                                      const std::vector<std::vector<int>>& tp_groups,
                                      const std::string& no_groups_reason) {

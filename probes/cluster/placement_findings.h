@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 
 namespace hn::probes::cluster {
 
 // tp_groups empty: the TP check is SKIP with `no_groups_reason`.
-std::vector<reports::Finding> check_placement(const Profile& profile,
+std::vector<reports::Finding> check_placement(const formats::Profile& profile,
                                               const std::vector<std::string>& host_of_rank,
                                               const std::vector<std::vector<int>>& tp_groups,
                                               const std::string& no_groups_reason);

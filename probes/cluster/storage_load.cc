@@ -134,7 +134,7 @@ StorageResult aggregate_storage(const StorageRuns& runs, const std::string& phas
 }
 
 StorageResult compare_under_load(const StorageRuns& runs, const std::string& plane,
-                                 const InterferenceLimits& warn, const InterferenceLimits& fail,
+                                 const formats::InterferenceLimits& warn, const formats::InterferenceLimits& fail,
                                  const std::string& phase) {
   StorageResult out;
   for (const auto& [key, conds] : runs.hist) {
@@ -170,8 +170,8 @@ StorageResult compare_under_load(const StorageRuns& runs, const std::string& pla
 }
 
 StorageResult compare_busbw(const std::string& plane, const std::string& op, std::size_t bytes,
-                            double alone, double under, const InterferenceLimits& warn,
-                            const InterferenceLimits& fail, const std::string& phase) {
+                            double alone, double under, const formats::InterferenceLimits& warn,
+                            const formats::InterferenceLimits& fail, const std::string& phase) {
   StorageResult out;
   const double ratio = alone > 0 ? under / alone : 0;
   reports::Params p{{"plane", plane},

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 #include "stack/l7_physical/latency_histogram.h"
@@ -45,10 +45,10 @@ bool take_histogram(reports::Finding& f, const std::string& condition, StorageRu
 
 StorageResult aggregate_storage(const StorageRuns& runs, const std::string& phase);
 StorageResult compare_under_load(const StorageRuns& runs, const std::string& plane,
-                                 const InterferenceLimits& warn, const InterferenceLimits& fail,
+                                 const formats::InterferenceLimits& warn, const formats::InterferenceLimits& fail,
                                  const std::string& phase);
 StorageResult compare_busbw(const std::string& plane, const std::string& op, std::size_t bytes,
-                            double alone, double under, const InterferenceLimits& warn,
-                            const InterferenceLimits& fail, const std::string& phase);
+                            double alone, double under, const formats::InterferenceLimits& warn,
+                            const formats::InterferenceLimits& fail, const std::string& phase);
 
 }  // namespace hn::probes::cluster

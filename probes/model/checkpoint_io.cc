@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "probes/supervised_worker.h"
+#include "drivers/supervised_worker.h"
 #include "reports/catalog.h"
 #include "stack/l1_model/checkpoint.h"
 
@@ -15,6 +15,7 @@ namespace hn::probes::model {
 namespace {
 
 using stack::physical::IoError;
+using drivers::Clock;
 
 // Memory both the rank and its worker see: made before the fork, so what
 // the worker writes here is what the rank reads after it.
@@ -47,12 +48,12 @@ constexpr std::uint64_t kManifestCap = 1 << 20;
 
 IoOutcome supervise(const std::string& dir, int rank, const char* phase, double timeout_s,
                     SharedRegion& region,
-                    const std::function<void(WorkerChannel&, Header&)>& work) {
+                    const std::function<void(drivers::WorkerChannel&, Header&)>& work) {
   auto* header = new (region.data()) Header{};
   auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(timeout_s));
-  SupervisedRun run = run_supervised(
-      [&](WorkerChannel& ch) {
+  drivers::SupervisedRun run = drivers::run_supervised(
+      [&](drivers::WorkerChannel& ch) {
         const std::string r = std::to_string(rank);
         try {
           work(ch, *header);
@@ -74,7 +75,7 @@ IoOutcome supervise(const std::string& dir, int rank, const char* phase, double 
   const std::string r = std::to_string(rank);
   char timeout[32];
   std::snprintf(timeout, sizeof timeout, "%g", timeout_s);
-  if (run.end == SupervisedRun::End::kTimedOut) {
+  if (run.end == drivers::SupervisedRun::End::kTimedOut) {
     auto f = reports::make_finding("MODEL-CKPT-HUNG", reports::Status::kFail, "rank " + r,
                                    {{"phase", phase},
                                     {"rank", r},
@@ -83,14 +84,14 @@ IoOutcome supervise(const std::string& dir, int rank, const char* phase, double 
                                     {"dir", dir}});
     f.metrics["elapsed_ms"] = {run.elapsed_ms, "ms"};
     out.findings.push_back(f);
-  } else if (run.end != SupervisedRun::End::kCompleted) {
+  } else if (run.end != drivers::SupervisedRun::End::kCompleted) {
     out.findings.push_back(reports::make_finding(
         "MODEL-CKPT-IO-ERROR", reports::Status::kFail, "rank " + r,
         {{"phase", phase},
          {"rank", r},
          {"op", run.last_step.empty() ? "worker" : run.last_step},
          {"path", dir},
-         {"errno_name", run.end == SupervisedRun::End::kInterrupted ? "interrupted" : run.failure},
+         {"errno_name", run.end == drivers::SupervisedRun::End::kInterrupted ? "interrupted" : run.failure},
          {"dir", dir}}));
   }
   out.ok = out.findings.empty();
@@ -107,7 +108,7 @@ IoOutcome write_file_supervised(const std::string& dir, const std::string& file,
                                 const std::vector<std::byte>& bytes, int rank, const char* phase,
                                 double timeout_s) {
   SharedRegion region(sizeof(Header));
-  return supervise(dir, rank, phase, timeout_s, region, [&](WorkerChannel& ch, Header& h) {
+  return supervise(dir, rank, phase, timeout_s, region, [&](drivers::WorkerChannel& ch, Header& h) {
     auto step = [&](std::string_view what) { ch.step(what); };
     const auto t0 = std::chrono::steady_clock::now();
     stack::model::make_dirs(dir, step);
@@ -121,7 +122,7 @@ ReadOutcome read_checkpoint_supervised(const std::string& dir, const std::string
                                        std::uint64_t max_bytes, int rank, double timeout_s) {
   SharedRegion region(sizeof(Header) + kManifestCap + max_bytes);
   ReadOutcome out;
-  out.io = supervise(dir, rank, "read", timeout_s, region, [&](WorkerChannel& ch, Header& h) {
+  out.io = supervise(dir, rank, "read", timeout_s, region, [&](drivers::WorkerChannel& ch, Header& h) {
     auto step = [&](std::string_view what) { ch.step(what); };
     const auto t0 = std::chrono::steady_clock::now();
     auto manifest =
@@ -146,7 +147,7 @@ ReadOutcome read_checkpoint_supervised(const std::string& dir, const std::string
 
 IoOutcome remove_checkpoint_supervised(const std::string& dir, int rank, double timeout_s) {
   SharedRegion region(sizeof(Header));
-  return supervise(dir, rank, "cleanup", timeout_s, region, [&](WorkerChannel& ch, Header&) {
+  return supervise(dir, rank, "cleanup", timeout_s, region, [&](drivers::WorkerChannel& ch, Header&) {
     stack::model::remove_checkpoint(dir, [&](std::string_view what) { ch.step(what); });
   });
 }

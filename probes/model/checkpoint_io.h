@@ -1,6 +1,6 @@
 #pragma once
 // One rank's checkpoint I/O on the shared mount, each call in a supervised
-// worker (probes/supervised_worker.h): a hung mount costs timeout_s and
+// worker (drivers/supervised_worker.h): a hung mount costs timeout_s and
 // becomes MODEL-CKPT-HUNG naming the call; an error becomes
 // MODEL-CKPT-IO-ERROR naming the operation, path and errno. Not collective:
 // model_phase.cc exchanges the outcomes.

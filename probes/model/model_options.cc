@@ -17,10 +17,10 @@ stack::framework::GroupKind group_kind(const std::string& name) {
 
 }  // namespace
 
-ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, int world_size,
-                            const NodeSpec* node) {
+ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverrides& cli, int world_size,
+                            const formats::NodeSpec* node) {
   ResolvedModel r;
-  ModelSpec spec = profile.model.value_or(ModelSpec{});
+  formats::ModelSpec spec = profile.model.value_or(formats::ModelSpec{});
   if (!cli.layout.empty()) {
     try {
       spec.layout = stack::framework::parse_layout(cli.layout, world_size);

@@ -4,7 +4,7 @@
 // call before any rank talks to another.
 //
 // Precedence: a command-line value, else the profile's model section, else
-// the defaults of probes/model_spec.h. The layout is resolved against the
+// the defaults of formats/model_spec.h. The layout is resolved against the
 // world (absent: every rank a data-parallel replica); the operator matrix
 // is a built-in backend or a matrix file; the checkpoint directory is
 // --checkpoint-dir, else model.checkpoint.dir, else the first storage
@@ -18,7 +18,7 @@
 
 #include "compat/op_matrix.h"
 #include "probes/model/model_phase.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 
 namespace hn::probes::model {
 
@@ -40,7 +40,7 @@ struct ResolvedModel {
 // when model.planes puts a group on a plane: the group's links bind to the
 // node's address on it (nodes[].addresses), and a node without one is an
 // InputError naming the plane and the node.
-ResolvedModel resolve_model(const Profile& profile, const ModelOverrides& cli, int world_size,
-                            const NodeSpec* node = nullptr);
+ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverrides& cli, int world_size,
+                            const formats::NodeSpec* node = nullptr);
 
 }  // namespace hn::probes::model

@@ -474,7 +474,7 @@ double equivalence_tolerance(stack::op::DType t) {
   return t == stack::op::DType::kF64 ? 1e-9 : 2e-4;
 }
 
-fw::Layout resolve_layout(const ModelSpec& spec, int world_size, const std::string& source,
+fw::Layout resolve_layout(const formats::ModelSpec& spec, int world_size, const std::string& source,
                           int line) {
   const int layout_line = line >= 0 ? line : spec.layout_line ? spec.layout_line : spec.line;
   const int size_line = line >= 0 ? line : spec.size_line ? spec.size_line : layout_line;

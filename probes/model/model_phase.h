@@ -65,7 +65,7 @@
 #include <vector>
 
 #include "compat/op_matrix.h"
-#include "probes/model_spec.h"
+#include "formats/model_spec.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 #include "reports/step_table.h"
@@ -86,7 +86,7 @@ struct FaultInjection {
 };
 
 struct ModelPhaseOptions {
-  ModelSpec spec;                   // profile section with CLI overrides applied
+  formats::ModelSpec spec;                   // profile section with CLI overrides applied
   stack::framework::Layout layout;  // resolved (spec.layout or dp = world)
   const compat::OpMatrix* matrix = nullptr;
   std::string checkpoint_dir;                // resolved; empty: no checkpoint (SKIP findings)
@@ -111,7 +111,7 @@ double equivalence_tolerance(stack::op::DType t);
 // ("model.layout", "model.size.layers", ...) and the numbers.
 // `source` and `line` say where the layout came from (the profile, or
 // "--layout" and 0).
-stack::framework::Layout resolve_layout(const ModelSpec& spec, int world_size,
+stack::framework::Layout resolve_layout(const formats::ModelSpec& spec, int world_size,
                                         const std::string& source, int line = -1);
 
 ModelPhaseResult run_model_phase(stack::comm::Communicator& world, const ModelPhaseOptions& options,

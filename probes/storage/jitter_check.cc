@@ -70,7 +70,7 @@ void latency_metrics(const physical::WorkloadResult& r, Finding& f) {
   f.metrics["tail_ratio"] = {p50 > 0 ? h.percentile(99.9) / p50 : 0, "ratio"};
 }
 
-std::vector<Finding> latency_findings(const std::string& path, const JitterSpec& j,
+std::vector<Finding> latency_findings(const std::string& path, const formats::JitterSpec& j,
                                       const physical::WorkloadResult& r) {
   std::vector<Finding> out;
   const std::string name(physical::to_string(r.workload));
@@ -150,7 +150,7 @@ std::string checkpoint_shortfall(const physical::WorkloadResult& r) {
   return "";
 }
 
-std::vector<Finding> checkpoint_findings(const std::string& path, const JitterSpec& j,
+std::vector<Finding> checkpoint_findings(const std::string& path, const formats::JitterSpec& j,
                                          const physical::WorkloadResult& r) {
   std::vector<Finding> out;
   const std::string entity = path + " checkpoint";
@@ -213,7 +213,7 @@ std::vector<Finding> checkpoint_findings(const std::string& path, const JitterSp
 
 }  // namespace
 
-physical::WorkloadConfig workload_config(const JitterSpec& j) {
+physical::WorkloadConfig workload_config(const formats::JitterSpec& j) {
   physical::WorkloadConfig c;
   c.workloads.clear();
   for (const auto& w : j.workloads) c.workloads.push_back(physical::workload_from_string(w));
@@ -227,16 +227,16 @@ physical::WorkloadConfig workload_config(const JitterSpec& j) {
   return c;
 }
 
-std::vector<Finding> workload_findings(const std::string& path, const JitterSpec& jitter,
+std::vector<Finding> workload_findings(const std::string& path, const formats::JitterSpec& jitter,
                                        const physical::WorkloadResult& result) {
   if (result.workload == physical::Workload::kCheckpoint)
     return checkpoint_findings(path, jitter, result);
   return latency_findings(path, jitter, result);
 }
 
-void run_jitter_live(const MountSpec& spec, const JitterSpec& jitter,
+void run_jitter_live(const formats::MountSpec& spec, const formats::JitterSpec& jitter,
                      const physical::StorageSource& source, const std::string& host,
-                     const std::string& scratch, WorkerChannel& out) {
+                     const std::string& scratch, drivers::WorkerChannel& out) {
   auto step = [&](std::string_view s) { out.step(s); };
   auto skip = [&](const std::string& reason) {
     out.emit(make_finding("STOR-JITTER-LATENCY", Status::kSkip, spec.path, {{"reason", reason}}));

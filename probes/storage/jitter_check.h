@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/profile.h"
-#include "probes/supervised_worker.h"
+#include "formats/profile.h"
+#include "drivers/supervised_worker.h"
 #include "reports/finding.h"
 #include "stack/l7_physical/io_workload.h"
 #include "stack/l7_physical/storage_source.h"
@@ -20,18 +20,18 @@
 namespace hn::probes::storage {
 
 // The workload the profile asks for (the parser has validated every field).
-stack::physical::WorkloadConfig workload_config(const JitterSpec& jitter);
+stack::physical::WorkloadConfig workload_config(const formats::JitterSpec& jitter);
 
 // Pure: the findings for one workload's result (closed-form testable).
-std::vector<reports::Finding> workload_findings(const std::string& path, const JitterSpec& jitter,
+std::vector<reports::Finding> workload_findings(const std::string& path, const formats::JitterSpec& jitter,
                                                 const stack::physical::WorkloadResult& result);
 
 // The live run; call it in a supervised worker. Skips (one SKIP finding)
 // when the path is not the mount the profile expects, so a missing mount is
 // never benchmarked on the local disk below it. `scratch` names the directory
 // created in probe_dir for the run's files.
-void run_jitter_live(const MountSpec& spec, const JitterSpec& jitter,
+void run_jitter_live(const formats::MountSpec& spec, const formats::JitterSpec& jitter,
                      const stack::physical::StorageSource& source, const std::string& host,
-                     const std::string& scratch, WorkerChannel& out);
+                     const std::string& scratch, drivers::WorkerChannel& out);
 
 }  // namespace hn::probes::storage

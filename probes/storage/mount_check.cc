@@ -32,12 +32,12 @@ std::string strip_slash(std::string s) {
   return s;
 }
 
-bool requires_read_only(const MountSpec& spec) {
+bool requires_read_only(const formats::MountSpec& spec) {
   return std::find(spec.require_options.begin(), spec.require_options.end(), "ro") !=
          spec.require_options.end();
 }
 
-Params mount_params(const MountSpec& spec, const physical::MountEntry& m) {
+Params mount_params(const formats::MountSpec& spec, const physical::MountEntry& m) {
   return {{"path", spec.path},
           {"mount_point", m.mount_point},
           {"fstype", m.fstype},
@@ -45,7 +45,7 @@ Params mount_params(const MountSpec& spec, const physical::MountEntry& m) {
           {"root", m.root}};
 }
 
-void judge_options(const MountSpec& spec, const physical::MountEntry& m, WorkerChannel& out) {
+void judge_options(const formats::MountSpec& spec, const physical::MountEntry& m, drivers::WorkerChannel& out) {
   if (spec.require_options.empty() && spec.forbid_options.empty()) return;
   const auto opts = physical::effective_options(m);
   const bool ro = physical::is_read_only(m);
@@ -72,7 +72,7 @@ void judge_options(const MountSpec& spec, const physical::MountEntry& m, WorkerC
   out.emit(make_finding("STOR-MOUNT-OPTIONS", ok ? Status::kPass : Status::kFail, spec.path, p));
 }
 
-void check_capacity(const MountSpec& spec, const std::string& dir, WorkerChannel& out) {
+void check_capacity(const formats::MountSpec& spec, const std::string& dir, drivers::WorkerChannel& out) {
   if (!spec.min_free_gib && !spec.min_free_inodes) return;
   physical::FsCapacity c = physical::fs_capacity(dir, [&](std::string_view s) { out.step(s); });
   if (spec.min_free_gib) {
@@ -105,8 +105,8 @@ void check_capacity(const MountSpec& spec, const std::string& dir, WorkerChannel
   }
 }
 
-void round_trip(const MountSpec& spec, const physical::MountEntry& m, const std::string& probe_dir,
-                const std::string& host, const std::string& scratch, WorkerChannel& out) {
+void round_trip(const formats::MountSpec& spec, const physical::MountEntry& m, const std::string& probe_dir,
+                const std::string& host, const std::string& scratch, drivers::WorkerChannel& out) {
   auto step = [&](std::string_view s) { out.step(s); };
   std::vector<std::string> removed;
   try {
@@ -139,9 +139,9 @@ void round_trip(const MountSpec& spec, const physical::MountEntry& m, const std:
 
 }  // namespace
 
-const physical::MountEntry* judge_mount(const MountSpec& spec, const std::string& resolved,
+const physical::MountEntry* judge_mount(const formats::MountSpec& spec, const std::string& resolved,
                                         const std::vector<physical::MountEntry>& mounts,
-                                        WorkerChannel& out) {
+                                        drivers::WorkerChannel& out) {
   const physical::MountEntry* m = physical::covering_mount(mounts, resolved);
   if (!m) {
     out.emit(make_finding(
@@ -172,8 +172,8 @@ const physical::MountEntry* judge_mount(const MountSpec& spec, const std::string
   return m;
 }
 
-void check_mount_live(const MountSpec& spec, const physical::StorageSource& source,
-                      const std::string& host, const std::string& scratch, WorkerChannel& out) {
+void check_mount_live(const formats::MountSpec& spec, const physical::StorageSource& source,
+                      const std::string& host, const std::string& scratch, drivers::WorkerChannel& out) {
   auto step = [&](std::string_view s) { out.step(s); };
   try {
     std::string resolved = physical::resolve_path(spec.path, step);
@@ -217,7 +217,7 @@ void check_mount_live(const MountSpec& spec, const physical::StorageSource& sour
 }
 
 std::vector<reports::Finding> check_mount_snapshot(
-    const MountSpec& spec, const std::vector<physical::MountEntry>& mounts) {
+    const formats::MountSpec& spec, const std::vector<physical::MountEntry>& mounts) {
   CollectingChannel out;
   const physical::MountEntry* m =
       judge_mount(spec, physical::normalize_path(spec.path), mounts, out);

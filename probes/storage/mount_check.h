@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/profile.h"
-#include "probes/supervised_worker.h"
+#include "formats/profile.h"
+#include "drivers/supervised_worker.h"
 #include "reports/finding.h"
 #include "stack/l7_physical/mountinfo.h"
 #include "stack/l7_physical/storage_source.h"
@@ -21,7 +21,7 @@
 namespace hn::probes::storage {
 
 // Collects emitted findings in-process (snapshot replay, tests).
-class CollectingChannel final : public WorkerChannel {
+class CollectingChannel final : public drivers::WorkerChannel {
  public:
   void step(std::string_view what) override { last_step = what; }
   void emit(const reports::Finding& f) override { findings.push_back(f); }
@@ -33,18 +33,18 @@ class CollectingChannel final : public WorkerChannel {
 // SOURCE). Returns the covering mount when the later checks make sense (the
 // mount is there), else nullptr.
 const stack::physical::MountEntry* judge_mount(
-    const MountSpec& spec, const std::string& resolved,
-    const std::vector<stack::physical::MountEntry>& mounts, WorkerChannel& out);
+    const formats::MountSpec& spec, const std::string& resolved,
+    const std::vector<stack::physical::MountEntry>& mounts, drivers::WorkerChannel& out);
 
 // The live check; run it in a supervised worker. `scratch` is the name of
 // the round-trip file in probe_dir (fs_ops.h scratch_name), chosen by the
 // supervisor so it can remove the file if the worker is killed.
-void check_mount_live(const MountSpec& spec, const stack::physical::StorageSource& source,
-                      const std::string& host, const std::string& scratch, WorkerChannel& out);
+void check_mount_live(const formats::MountSpec& spec, const stack::physical::StorageSource& source,
+                      const std::string& host, const std::string& scratch, drivers::WorkerChannel& out);
 
 // Replay from a snapshot: judge_mount on the lexical path; capacity and the
 // round trip are SKIPs, since they need the live mount.
 std::vector<reports::Finding> check_mount_snapshot(
-    const MountSpec& spec, const std::vector<stack::physical::MountEntry>& mounts);
+    const formats::MountSpec& spec, const std::vector<stack::physical::MountEntry>& mounts);
 
 }  // namespace hn::probes::storage

@@ -33,7 +33,7 @@ reports::Finding io_error_finding(const stack::physical::IoError& e, const std::
   return reports::make_finding(code, Status::kFail, path, p);
 }
 
-ProbeDir resolve_probe_dir(const MountSpec& spec, const std::string& resolved_path,
+ProbeDir resolve_probe_dir(const formats::MountSpec& spec, const std::string& resolved_path,
                            const std::vector<stack::physical::MountEntry>& mounts,
                            const stack::physical::StepFn& step) {
   ProbeDir dir;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/profile.h"
+#include "formats/profile.h"
 #include "reports/catalog.h"
 #include "reports/finding.h"
 #include "stack/l7_physical/fs_ops.h"
@@ -37,7 +37,7 @@ struct ProbeDir {
   int error = 0;
   const stack::physical::MountEntry* mount = nullptr;
 };
-ProbeDir resolve_probe_dir(const MountSpec& spec, const std::string& resolved_path,
+ProbeDir resolve_probe_dir(const formats::MountSpec& spec, const std::string& resolved_path,
                            const std::vector<stack::physical::MountEntry>& mounts,
                            const stack::physical::StepFn& step);
 

@@ -7,7 +7,7 @@
 #include "probes/storage/jitter_check.h"
 #include "probes/storage/mount_check.h"
 #include "probes/storage/storage_findings.h"
-#include "probes/supervised_worker.h"
+#include "drivers/supervised_worker.h"
 #include "reports/catalog.h"
 #include "stack/l7_physical/fs_ops.h"
 
@@ -33,25 +33,25 @@ long long ms_between(Clock::time_point a, Clock::time_point b) {
 // Runs `work` in a supervised worker that must be done a margin before
 // kill_at, turns the way it ended into findings, and removes `scratch_path`
 // when the worker could not (killed, crashed, interrupted).
-std::vector<Finding> supervise(const std::string& probe_name, const MountSpec& spec,
+std::vector<Finding> supervise(const std::string& probe_name, const formats::MountSpec& spec,
                                const std::string& scratch_path, Clock::time_point kill_at,
-                               const std::function<void(WorkerChannel&)>& work) {
+                               const std::function<void(drivers::WorkerChannel&)>& work) {
   const auto start = Clock::now();
   const auto allowance = std::min<Clock::duration>(kCleanupAllowance, (kill_at - start) / 4);
   const auto worker_deadline = kill_at - allowance;
-  SupervisedRun run = run_supervised(work, worker_deadline);
+  drivers::SupervisedRun run = drivers::run_supervised(work, worker_deadline);
   std::vector<Finding> out = std::move(run.findings);
   switch (run.end) {
-    case SupervisedRun::End::kCompleted:
+    case drivers::SupervisedRun::End::kCompleted:
       return out;
-    case SupervisedRun::End::kTimedOut:
+    case drivers::SupervisedRun::End::kTimedOut:
       break;  // reported below, once the clean-up is done and the time is known
-    case SupervisedRun::End::kInterrupted:
+    case drivers::SupervisedRun::End::kInterrupted:
       out.push_back(make_finding(
           "RUN-PROBE-ERROR", Status::kError, probe_name,
           {{"probe", probe_name}, {"reason", "interrupted by a signal during: " + run.last_step}}));
       break;
-    case SupervisedRun::End::kFailed:
+    case drivers::SupervisedRun::End::kFailed:
       out.push_back(make_finding("RUN-PROBE-ERROR", Status::kError, probe_name,
                                  {{"probe", probe_name}, {"reason", run.failure}}));
       break;
@@ -60,9 +60,9 @@ std::vector<Finding> supervise(const std::string& probe_name, const MountSpec& s
       std::min(kill_at - milliseconds(20), Clock::now() + kCleanupAllowance);
   std::string error;
   bool removed =
-      run_killable([&] { physical::remove_scratch(scratch_path, [](std::string_view) {}); },
+      drivers::run_killable([&] { physical::remove_scratch(scratch_path, [](std::string_view) {}); },
                    cleanup_deadline, error);
-  if (run.end == SupervisedRun::End::kTimedOut) {
+  if (run.end == drivers::SupervisedRun::End::kTimedOut) {
     // elapsed_ms covers the whole probe, clean-up included: what a hung
     // mount really cost the run (the README promises timeout_s + 0.5 s).
     const long long elapsed = ms_between(start, Clock::now());
@@ -97,7 +97,7 @@ Probe make_probe(const std::string& name, bool live, milliseconds deadline,
 
 }  // namespace
 
-std::vector<Finding> run_mount_probe(const NodeContext& ctx, const MountSpec& spec,
+std::vector<Finding> run_mount_probe(const NodeContext& ctx, const formats::MountSpec& spec,
                                      Clock::time_point kill_at) {
   if (!ctx.sources.storage) throw std::logic_error("storage probes need NodeSources::storage");
   if (!ctx.sources.live) return check_mount_snapshot(spec, ctx.sources.storage->mounts());
@@ -105,10 +105,10 @@ std::vector<Finding> run_mount_probe(const NodeContext& ctx, const MountSpec& sp
   const std::string scratch = physical::scratch_name(host, getpid());
   const auto& source = *ctx.sources.storage;
   return supervise("storage.mount " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
-                   [&](WorkerChannel& ch) { check_mount_live(spec, source, host, scratch, ch); });
+                   [&](drivers::WorkerChannel& ch) { check_mount_live(spec, source, host, scratch, ch); });
 }
 
-std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const MountSpec& spec,
+std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const formats::MountSpec& spec,
                                       Clock::time_point kill_at) {
   if (!ctx.sources.storage) throw std::logic_error("storage probes need NodeSources::storage");
   if (!ctx.sources.live)
@@ -117,10 +117,10 @@ std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const MountSpec& s
   const std::string host = ctx.sources.hostname;
   const std::string scratch = physical::scratch_name(host, getpid());
   const auto& source = *ctx.sources.storage;
-  const JitterSpec& jitter = ctx.profile->storage.jitter;
+  const formats::JitterSpec& jitter = ctx.profile->storage.jitter;
   return supervise(
       "storage.jitter " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
-      [&](WorkerChannel& ch) { run_jitter_live(spec, jitter, source, host, scratch, ch); });
+      [&](drivers::WorkerChannel& ch) { run_jitter_live(spec, jitter, source, host, scratch, ch); });
 }
 
 std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx) {
@@ -129,7 +129,7 @@ std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx) {
   const bool live = ctx->sources.live;
   const bool jitter = storage.jitter_declared || ctx->storage_jitter;
   for (size_t i = 0; i < storage.mounts.size(); ++i) {
-    const MountSpec& spec = storage.mounts[i];
+    const formats::MountSpec& spec = storage.mounts[i];
     out.push_back(make_probe(
         "storage.mount " + spec.path, live, seconds_ms(spec.timeout_s) + kCleanupAllowance,
         [ctx, i](Clock::time_point kill_at) {

@@ -8,7 +8,7 @@
 //                          does not say `jitter: false`
 //
 // Live, both are Isolation::kChild probes whose child supervises a worker
-// (probes/supervised_worker.h): the worker does every call that touches the
+// (drivers/supervised_worker.h): the worker does every call that touches the
 // mount; the child stops it a margin before the runner's deadline, reports a
 // hung mount as STOR-MOUNT-HUNG naming the call that hung, and removes the
 // worker's scratch files in a second killable child. Deadlines: mount checks
@@ -30,9 +30,9 @@ constexpr std::chrono::milliseconds kCleanupAllowance{500};
 std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx);
 
 // One probe's body, as the runner's child calls it; for tests and benches.
-std::vector<reports::Finding> run_mount_probe(const NodeContext& ctx, const MountSpec& spec,
+std::vector<reports::Finding> run_mount_probe(const NodeContext& ctx, const formats::MountSpec& spec,
                                               std::chrono::steady_clock::time_point kill_at);
-std::vector<reports::Finding> run_jitter_probe(const NodeContext& ctx, const MountSpec& spec,
+std::vector<reports::Finding> run_jitter_probe(const NodeContext& ctx, const formats::MountSpec& spec,
                                                std::chrono::steady_clock::time_point kill_at);
 
 }  // namespace hn::probes::storage

@@ -1,7 +1,7 @@
 #pragma once
 // Process isolation: the one way hnprecheck forks a child, watches it and
 // kills it at a deadline. The probe runner (preflight/runner.cc), the
-// supervised worker (probes/supervised_worker.cc) and the local launcher
+// supervised worker (drivers/supervised_worker.cc) and the local launcher
 // (stack/l5_sched/local_launcher.cc) all fork through spawn(). This module
 // is a leaf below every stack layer: it includes nothing else of ours.
 //

@@ -11,7 +11,7 @@
 //
 // The file functions may block as long as the file system does (a hung NFS
 // or FUSE mount): call them only in a process a supervisor can kill
-// (probes/supervised_worker.h). `step` names each call before it is made so
+// (drivers/supervised_worker.h). `step` names each call before it is made so
 // the supervisor can say which one hung. They throw physical::IoError with
 // the operation, the path and errno. Decoding throws CheckpointError.
 

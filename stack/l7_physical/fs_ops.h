@@ -5,7 +5,7 @@
 //
 // Contract: every function here may block for as long as the file system
 // does (a hung NFS or FUSE server blocks forever). Call them only from a
-// process that a supervisor kills at a deadline (probes/supervised_worker.h).
+// process that a supervisor kills at a deadline (drivers/supervised_worker.h).
 // `step` is called with a short description before each call that may block,
 // so the supervisor can say which operation hung. Failures throw IoError
 // carrying the operation, the path and errno; nothing is retried.

@@ -1,6 +1,6 @@
 #pragma once
 // The L7 source interface. Probes read hardware only through it, so the same
-// checks run on the live kernel and on a captured snapshot (probes/snapshot.h).
+// checks run on the live kernel and on a captured snapshot (formats/snapshot.h).
 //
 // Contract: each call returns a fresh reading (live) or the captured one
 // (snapshot); none blocks for long (netlink, sysfs, ibverbs queries only).

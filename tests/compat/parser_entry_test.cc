@@ -21,7 +21,7 @@ const std::map<std::string, std::string> kAllowed = {
     {"compat/yaml_input.cc", "the YAML entry point (load_yaml_documents)"},
     {"compat/json_input.cc", "the JSON entry point (parse_json_text, sax_parse_json_text)"},
     {"compat/toml_input.cc", "the TOML entry point (parse_toml_text)"},
-    {"probes/supervised_worker.cc", "reads its own worker's findings from a pipe"},
+    {"drivers/supervised_worker.cc", "reads its own worker's findings from a pipe"},
     {"preflight/runner.cc", "reads its own child probe's result from a pipe"},
     {"reports/json_report.cc",
      "render_json parses extra JSON the program made; report_from_json's callers pass text "

@@ -6,17 +6,17 @@
 #include <string>
 
 #include "compat/input_error.h"
-#include "probes/profile.h"
-#include "probes/snapshot.h"
+#include "formats/profile.h"
+#include "formats/snapshot.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    hn::probes::parse_profile(text, "fuzz.yaml");
+    hn::formats::parse_profile(text, "fuzz.yaml");
   } catch (const hn::compat::InputError&) {
   }
   try {
-    hn::probes::parse_snapshot(text, "fuzz.yaml");
+    hn::formats::parse_snapshot(text, "fuzz.yaml");
   } catch (const hn::compat::InputError&) {
   }
   return 0;

@@ -6,7 +6,7 @@
 #include "tests/gate/fixture.h"
 
 using namespace hn::gate;
-using hn::probes::DiffEntry;
+using hn::formats::DiffEntry;
 
 namespace {
 

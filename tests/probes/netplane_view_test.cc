@@ -21,7 +21,7 @@ const char* kProfile =
 }  // namespace
 
 TEST_CASE("view: NICs by glob or by subnet, addresses declared or found, peers") {
-  auto profile = probes::parse_profile(kProfile, "p.yaml");
+  auto profile = formats::parse_profile(kProfile, "p.yaml");
   std::vector<stack::physical::Link> links = {up_link("eth0", 2), up_link("ens1", 3),
                                               up_link("ens2", 4), up_link("eth9", 5)};
   std::vector<stack::netplane::InterfaceAddress> addrs = {addr("eth0", "10.30.0.1"),
@@ -60,7 +60,7 @@ TEST_CASE("view: NICs by glob or by subnet, addresses declared or found, peers")
 }
 
 TEST_CASE("view: a missing plane address is named and planes_of can leave the plane out") {
-  auto profile = probes::parse_profile(kProfile, "p.yaml");
+  auto profile = formats::parse_profile(kProfile, "p.yaml");
   std::vector<stack::physical::Link> links = {up_link("eth0", 2), up_link("ens1", 3),
                                               up_link("eth9", 5)};
   // node0 declares 10.10.0.1 for param, but ens1 carries another address;

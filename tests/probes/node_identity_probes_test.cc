@@ -55,7 +55,7 @@ TEST_CASE("identity: a listed host passes and a profile without nodes says nothi
 }
 
 TEST_CASE("identity: --node must name a declared node, and may not be empty") {
-  auto profile = probes::parse_profile(cluster("vm").profile_yaml, "p.yaml");
+  auto profile = formats::parse_profile(cluster("vm").profile_yaml, "p.yaml");
   CHECK(probes::identify_node(profile, "vm", std::string("gpu01")) == &profile.nodes[0]);
   CHECK(probes::identify_node(profile, "vm") == nullptr);
   CHECK_THROWS_WITH(probes::identify_node(profile, "gpu01", std::string("")),

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "probes/profile.h"
+#include "formats/profile.h"
 
 using namespace hn;
 using reports::Finding;
@@ -23,7 +23,7 @@ stack::physical::Link link(const std::string& name, int mtu, bool up = true) {
 probes::NodeContext context(const std::string& profile_yaml, stack::physical::Inventory inv,
                             stack::netplane::NetState net = {}) {
   probes::NodeContext ctx;
-  ctx.profile = std::make_shared<probes::Profile>(probes::parse_profile(profile_yaml, "p.yaml"));
+  ctx.profile = std::make_shared<formats::Profile>(formats::parse_profile(profile_yaml, "p.yaml"));
   ctx.sources.physical = stack::physical::make_snapshot_source(std::move(inv));
   ctx.sources.netplane = stack::netplane::make_snapshot_netplane_source(std::move(net));
   ctx.sources.hostname = "node0";

@@ -20,7 +20,7 @@ const char* kProfile =
     "  - {name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1, mtu: 9000, rdma: {}}\n"
     "  - {name: mgmt, type: management, nic: eth0}\n";
 
-probes::NodeReadings node(const probes::Profile& p, int i, int mtu, int gid_index) {
+probes::NodeReadings node(const formats::Profile& p, int i, int mtu, int gid_index) {
   probes::NodeReadings n;
   n.name = "n" + std::to_string(i);
   n.spec = p.find_node(n.name);
@@ -45,7 +45,7 @@ probes::NodeReadings node(const probes::Profile& p, int i, int mtu, int gid_inde
 }  // namespace
 
 TEST_CASE("consistency: identical nodes pass, with each node's value in the evidence") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto fs = probes::check_plane_consistency(
       p, {node(p, 0, 9000, 3), node(p, 1, 9000, 3), node(p, 2, 9000, 3)});
   // Coverage, MTU for both planes, GID index and RDMA MTU for param.
@@ -59,7 +59,7 @@ TEST_CASE("consistency: identical nodes pass, with each node's value in the evid
 }
 
 TEST_CASE("consistency: the odd node is named, the profile breaks a tie") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto fs = probes::check_plane_consistency(
       p, {node(p, 0, 1500, 3), node(p, 1, 9000, 5), node(p, 2, 9000, 5)});
   const auto& m = one(fs, "NET-XNODE-MTU", "plane param");
@@ -80,7 +80,7 @@ TEST_CASE("consistency: the odd node is named, the profile breaks a tie") {
 }
 
 TEST_CASE("consistency: a declared node without readings is a WARN naming it") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto fs = probes::check_plane_consistency(p, {node(p, 0, 9000, 3), node(p, 2, 9000, 3)});
   const auto& c = one(fs, "NET-XNODE-COVERAGE", "nodes");
   CHECK(c.status == Status::kWarn);
@@ -90,7 +90,7 @@ TEST_CASE("consistency: a declared node without readings is a WARN naming it") {
   for (const auto& f : fs)
     if (f.code != "NET-XNODE-COVERAGE") CHECK(f.status == Status::kPass);
   // A profile without nodes has nothing to cover.
-  auto bare = probes::parse_profile(
+  auto bare = formats::parse_profile(
       "version: 1\nplanes:\n  - {name: mgmt, type: management, nic: eth0}\n", "b.yaml");
   auto n0 = node(bare, 0, 1500, -1), n1 = node(bare, 1, 1500, -1);
   CHECK(test::with_code(probes::check_plane_consistency(bare, {n0, n1}), "NET-XNODE-COVERAGE")

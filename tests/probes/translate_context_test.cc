@@ -7,6 +7,7 @@
 #include "tests/support/temp_dir.h"
 
 using namespace hn::probes;
+using namespace hn::formats;
 using hn::compat::InputError;
 
 namespace {

@@ -15,6 +15,7 @@
 
 namespace tr = hn::compat::translate;
 using namespace hn::probes;
+using namespace hn::formats;
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "preflight/certify/phases.h"
-#include "probes/profile.h"
+#include "formats/profile.h"
 
 using namespace hn;
 using preflight::certify::Coordinator;
@@ -27,7 +27,7 @@ const char* kProfile =
 
 TEST_CASE("phases: the model step is SKIP naming the failed links or collectives of its plane") {
   preflight::certify::CertifyOptions o;
-  o.profile = std::make_shared<probes::Profile>(probes::parse_profile(kProfile, "p.yaml"));
+  o.profile = std::make_shared<formats::Profile>(formats::parse_profile(kProfile, "p.yaml"));
   const Phase model = find(preflight::certify::certify_phases(o), "model");
   CHECK(model.layers == std::vector<reports::Layer>{reports::Layer::kL1, reports::Layer::kL2});
   // Its deadline is the model section's timeout plus forming its links.
@@ -43,7 +43,7 @@ TEST_CASE("phases: the model step is SKIP naming the failed links or collectives
   CHECK_THAT(skipped.skip_reason, Catch::Contains("plane param"));
   CHECK_THAT(skipped.skip_reason, Catch::Contains("COMM-LINK-PAIR host0 -> host2"));
   // No plane to train over is a SKIP that says so, not a silent pass.
-  o.profile = std::make_shared<probes::Profile>(probes::parse_profile("version: 1\n", "p.yaml"));
+  o.profile = std::make_shared<formats::Profile>(formats::parse_profile("version: 1\n", "p.yaml"));
   Coordinator none;
   none.options = &o;
   CHECK_THAT(find(preflight::certify::certify_phases(o), "model").plan(none).skip_reason,
@@ -52,7 +52,7 @@ TEST_CASE("phases: the model step is SKIP naming the failed links or collectives
 
 TEST_CASE("phases: the default model on a world it does not fit is SKIP saying how to run it") {
   preflight::certify::CertifyOptions o;
-  o.profile = std::make_shared<probes::Profile>(probes::parse_profile(
+  o.profile = std::make_shared<formats::Profile>(formats::parse_profile(
       "version: 1\nplanes: [{name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1}]\n",
       "p.yaml"));
   const Phase model = find(preflight::certify::certify_phases(o), "model");

@@ -9,7 +9,7 @@ using preflight::certify::build_plan;
 using preflight::certify::Hello;
 
 TEST_CASE("plan: ranks grouped by host key, leaders are the lowest ranks, nodes by hostname") {
-  auto p = probes::parse_profile("version: 1\nnodes: [{name: gpu01}, {name: gpu02}]\n", "p.yaml");
+  auto p = formats::parse_profile("version: 1\nnodes: [{name: gpu01}, {name: gpu02}]\n", "p.yaml");
   std::vector<Hello> hellos = {
       {"gpu02.rack7", "k2"}, {"gpu01", "k1"}, {"gpu02.rack7", "k2"}, {"gpu01", "k1"}};
   auto plan = build_plan(hellos, p);
@@ -25,7 +25,7 @@ TEST_CASE("plan: ranks grouped by host key, leaders are the lowest ranks, nodes 
 }
 
 TEST_CASE("plan: a host the profile does not declare is bad input naming it") {
-  auto p = probes::parse_profile("version: 1\nnodes: [{name: gpu01}]\n", "p.yaml");
+  auto p = formats::parse_profile("version: 1\nnodes: [{name: gpu01}]\n", "p.yaml");
   try {
     build_plan({{"gpu01", "a"}, {"gpu07", "b"}}, p);
     FAIL("accepted an undeclared host");
@@ -33,7 +33,7 @@ TEST_CASE("plan: a host the profile does not declare is bad input naming it") {
     CHECK_THAT(e.what(), Catch::Contains("gpu07 is none of the 1 nodes the profile declares"));
   }
   // Without nodes in the profile any host is fine.
-  auto open = probes::parse_profile("version: 1\n", "p.yaml");
+  auto open = formats::parse_profile("version: 1\n", "p.yaml");
   CHECK(build_plan({{"x", "a"}, {"y", "b"}}, open).hosts.size() == 2);
 }
 
@@ -46,7 +46,7 @@ TEST_CASE("plan: the local hello keys on hostname, boot and network namespace") 
 
 TEST_CASE("plan: a layout that does not fit the job is bad input, naming where it came from") {
   preflight::certify::CertifyOptions o;
-  o.profile = std::make_shared<probes::Profile>(probes::parse_profile("version: 1\n", "p.yaml"));
+  o.profile = std::make_shared<formats::Profile>(formats::parse_profile("version: 1\n", "p.yaml"));
   auto world = [](int n) {
     preflight::certify::JobPlan plan;
     plan.hosts.push_back({"h", "k", "", {}});

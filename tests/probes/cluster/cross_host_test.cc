@@ -19,7 +19,7 @@ const char* kProfile =
     "  - {name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1}\n"
     "  - {name: mgmt, type: management, nic: eth0}\n";
 
-probes::NodeReadings host(const probes::Profile& p, const std::string& name, const std::string& node,
+probes::NodeReadings host(const formats::Profile& p, const std::string& name, const std::string& node,
                           const std::string& param_ip) {
   probes::NodeReadings h;
   h.name = name;
@@ -40,7 +40,7 @@ std::vector<reports::Finding> with_status(const std::vector<reports::Finding>& f
 }  // namespace
 
 TEST_CASE("cross-host: distinct addresses pass, one address on two hosts fails naming both") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto ok = probes::cluster::check_duplicate_addresses(
       p, {host(p, "h0", "n0", "10.10.0.1"), host(p, "h1", "n1", "10.10.0.2")});
   CHECK(with_status(ok, Status::kFail).empty());
@@ -56,7 +56,7 @@ TEST_CASE("cross-host: distinct addresses pass, one address on two hosts fails n
 }
 
 TEST_CASE("cross-host: a plane NIC whose address is outside the subnet fails") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto fs = probes::cluster::check_plane_subnets(
       p, {host(p, "h0", "n0", "10.10.0.1"), host(p, "h1", "n1", "10.11.0.2")});
   auto bad = with_status(fs, Status::kFail);
@@ -67,7 +67,7 @@ TEST_CASE("cross-host: a plane NIC whose address is outside the subnet fails") {
 }
 
 TEST_CASE("cross-host: two hosts resolving to one profile node fail") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto fs = probes::cluster::check_same_node(
       {host(p, "gpu1", "n0", "10.10.0.1"), host(p, "gpu1#2", "n0", "10.10.0.9")});
   REQUIRE(fs.size() == 1);
@@ -79,7 +79,7 @@ TEST_CASE("cross-host: two hosts resolving to one profile node fail") {
 }
 
 TEST_CASE("cross-host: declared nodes absent from the job are a coverage warning") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto all = probes::cluster::check_coverage(
       p, {host(p, "h0", "n0", "10.10.0.1"), host(p, "h1", "n1", "10.10.0.2"),
           host(p, "h2", "n2", "10.10.0.3")});

@@ -16,7 +16,7 @@ const char* kProfile =
 }
 
 TEST_CASE("placement: TP groups inside one domain pass - one that straddles fails naming it") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   // 8 ranks, 2 per host, tp=4: groups {0..3} on a,b and {4..7} on c,d.
   std::vector<std::string> host_of = {"a", "a", "b", "b", "c", "c", "d", "d"};
   auto ok = probes::cluster::check_placement(p, host_of, {{0, 1, 2, 3}, {4, 5, 6, 7}}, "");
@@ -37,7 +37,7 @@ TEST_CASE("placement: TP groups inside one domain pass - one that straddles fail
 }
 
 TEST_CASE("placement: unequal ranks per host warn - no groups or domains skip with the reason") {
-  auto p = probes::parse_profile(kProfile, "p.yaml");
+  auto p = formats::parse_profile(kProfile, "p.yaml");
   auto fs = probes::cluster::check_placement(p, {"a", "a", "b"}, {}, "no tensor-parallel size");
   REQUIRE(fs.size() == 2);
   CHECK(fs[0].status == Status::kSkip);
@@ -45,7 +45,7 @@ TEST_CASE("placement: unequal ranks per host warn - no groups or domains skip wi
   CHECK(fs[1].code == "SCHED-RANKS-PER-HOST");
   CHECK(fs[1].status == Status::kWarn);
   CHECK(fs[1].evidence.at("counts") == "1 on b; 2 on a");
-  auto none = probes::parse_profile("version: 1\n", "p.yaml");
+  auto none = formats::parse_profile("version: 1\n", "p.yaml");
   auto s = probes::cluster::check_placement(none, {"x"}, {{0}}, "");
   CHECK(s[0].status == Status::kSkip);
   CHECK_THAT(s[0].message, Catch::Contains("no topology.domains"));

@@ -49,7 +49,7 @@ TEST_CASE("storage: p99 under load against alone, judged by storage.interference
   auto u = latency("h0", "metadata", 8'000'000, 200);
   probes::cluster::take_histogram(a, "alone", runs);
   probes::cluster::take_histogram(u, "under_load", runs);
-  probes::InterferenceLimits warn, fail;
+  formats::InterferenceLimits warn, fail;
   auto none = probes::cluster::compare_under_load(runs, "param", warn, fail, "storage");
   REQUIRE(none.findings.size() == 1);
   CHECK(none.findings[0].status == Status::kPass);  // no limit set: reported, not judged
@@ -66,7 +66,7 @@ TEST_CASE("storage: p99 under load against alone, judged by storage.interference
 }
 
 TEST_CASE("storage: busbw under storage load against alone") {
-  probes::InterferenceLimits warn, fail;
+  formats::InterferenceLimits warn, fail;
   warn.busbw_ratio = 0.8;
   fail.busbw_ratio = 0.5;
   auto ok = probes::cluster::compare_busbw("param", "allreduce", 16 << 20, 10, 9, warn, fail, "s");

@@ -8,6 +8,7 @@
 #include "tests/support/temp_dir.h"
 
 using namespace hn::probes;
+using namespace hn::formats;
 using model::ModelOverrides;
 using model::resolve_model;
 

@@ -78,7 +78,7 @@ std::string model_step_binary() {
   return b.substr(0, b.rfind('/') + 1) + "model_step";
 }
 
-std::vector<double> single_rank_losses(const probes::ModelSpec& spec, const compat::OpMatrix& m) {
+std::vector<double> single_rank_losses(const formats::ModelSpec& spec, const compat::OpMatrix& m) {
   stack::comm::CommOptions solo;
   solo.rank = 0;
   solo.world = 1;

@@ -44,6 +44,6 @@ std::string model_step_binary();
 
 // The losses of the same model trained by this process alone (a world of
 // one: no threads, so launching ranks afterwards is still safe).
-std::vector<double> single_rank_losses(const probes::ModelSpec& spec, const compat::OpMatrix& m);
+std::vector<double> single_rank_losses(const formats::ModelSpec& spec, const compat::OpMatrix& m);
 
 }  // namespace hn::test

@@ -5,6 +5,7 @@
 
 using namespace hn;
 using namespace hn::probes;
+using namespace hn::formats;
 using hn::reports::Status;
 using stack::physical::Workload;
 using stack::physical::WorkloadResult;

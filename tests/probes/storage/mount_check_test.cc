@@ -9,6 +9,7 @@
 
 using namespace hn;
 using namespace hn::probes;
+using namespace hn::formats;
 using hn::reports::Status;
 
 namespace {

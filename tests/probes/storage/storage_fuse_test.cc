@@ -57,7 +57,7 @@ std::string profile_yaml(const std::string& path, const MountOpts& o, const std:
 
 std::shared_ptr<probes::NodeContext> context(const std::string& yaml) {
   auto ctx = std::make_shared<probes::NodeContext>();
-  ctx->profile = std::make_shared<probes::Profile>(probes::parse_profile(yaml, "test.yaml"));
+  ctx->profile = std::make_shared<formats::Profile>(formats::parse_profile(yaml, "test.yaml"));
   ctx->sources.storage = stack::physical::make_live_storage_source();
   ctx->sources.hostname = "testhost";
   ctx->sources.live = true;

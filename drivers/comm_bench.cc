@@ -1,0 +1,190 @@
+#include "drivers/comm_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "stack/l3_comm/fault_injection.h"
+
+namespace hn::drivers {
+
+namespace comm = stack::comm;
+namespace bv = bench_values;
+using stack::op::DType;
+using stack::op::ReduceOp;
+
+namespace {
+
+// One stamp per call: size index z, call kind k (0 and 1 alternate through
+// the warm-up and timed calls, 2 is the full check).
+std::uint64_t stamp(std::size_t z, std::uint64_t k) {
+  return (static_cast<std::uint64_t>(z + 1) << 32) | k;
+}
+
+void fill(const BenchColl& coll, const BenchCall& call, DType t, void* buf, std::size_t elems) {
+  for (std::size_t e = 0; e < elems; ++e) bv::put(t, buf, e, coll.input(call, e));
+}
+
+long long count_wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) {
+  long long wrong = 0;
+  const std::size_t n = coll.checked(call);
+  for (std::size_t e = 0; e < n; ++e)
+    if (!call.values.same(bv::get(t, out, e), coll.expected(call, e))) ++wrong;
+  return wrong;
+}
+
+// kSpotChecks output elements of one call's expected result, prepared before
+// the timing starts: the first, the last, and one at a hashed place in each
+// segment between. Checking costs a load and a compare per element.
+class SpotCheck {
+ public:
+  SpotCheck(const BenchColl& coll, const BenchCall& call, DType t) : t_(t), values_(&call.values) {
+    const std::size_t n = coll.checked(call), k = std::min(n, kSpotChecks);
+    for (std::size_t j = 0; j < k; ++j) {
+      std::size_t p = j == 0 ? 0 : j == k - 1 ? n - 1 : 0;
+      if (j > 0 && j < k - 1) {
+        const std::size_t lo = n * j / k, hi = n * (j + 1) / k;
+        p = lo + (j * 2654435761u) % std::max<std::size_t>(1, hi - lo);
+      }
+      pos_.push_back(p);
+      want_.push_back(coll.expected(call, p));
+    }
+    const std::size_t esz = stack::op::dtype_size(t);
+    bits_.resize(pos_.size() * esz);
+    for (std::size_t j = 0; j < pos_.size(); ++j) bv::put(t, bits_.data(), j, want_[j]);
+  }
+
+  long long wrong(const void* out) const {
+    const auto* o = static_cast<const std::byte*>(out);
+    const std::size_t esz = stack::op::dtype_size(t_);
+    long long bad = 0;
+    for (std::size_t j = 0; j < pos_.size(); ++j) {
+      if (std::memcmp(o + pos_[j] * esz, bits_.data() + j * esz, esz) == 0) continue;
+      // Not bit-identical: wrong, unless the comparison has a tolerance (avg of f16/bf16).
+      if (values_->exact() || !values_->same(bv::get(t_, out, pos_[j]), want_[j])) ++bad;
+    }
+    return bad;
+  }
+
+ private:
+  DType t_;
+  const bv::Values* values_;
+  std::vector<std::size_t> pos_;
+  std::vector<double> want_;
+  std::vector<std::byte> bits_;
+};
+
+// Every rank gets the maximum (time) or the sums (wrong counts). Bookkeeping:
+// never under a test fault.
+double max_over_ranks(comm::Communicator& c, double v) {
+  comm::testing::FaultPause pause(c);
+  comm::Options o;
+  o.dtype = DType::kF64;
+  o.op = ReduceOp::kMax;
+  double out = v;
+  comm::allreduce(c, &v, &out, 1, o);
+  return out;
+}
+
+void sum_over_ranks(comm::Communicator& c, long long& a, long long& b) {
+  comm::testing::FaultPause pause(c);
+  comm::Options o;
+  o.dtype = DType::kI64;
+  o.op = ReduceOp::kSum;
+  std::int64_t in[2] = {a, b}, out[2] = {0, 0};
+  comm::allreduce(c, in, out, 2, o);
+  a = out[0];
+  b = out[1];
+}
+
+}  // namespace
+
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor) {
+  std::vector<std::size_t> out;
+  double s = static_cast<double>(min_bytes);
+  while (s <= static_cast<double>(max_bytes) + 0.5) {
+    out.push_back(static_cast<std::size_t>(s));
+    if (factor <= 1 || out.size() > kMaxSweepSizes) break;
+    s = std::max(s * factor, s + 1);
+  }
+  return out;
+}
+
+double bus_factor(BenchOp op, int n) {
+  return bench_coll(op).bus_factor(n);
+}
+
+std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
+  using Clock = std::chrono::steady_clock;
+  const BenchColl& coll = bench_coll(cfg.op);
+  const int n = c.size(), r = c.rank(), root = cfg.options.root;
+  const DType t = cfg.options.dtype;
+  const ReduceOp op = cfg.options.op;
+  const std::size_t esz = stack::op::dtype_size(t);
+  std::vector<BenchRow> rows;
+  std::vector<std::byte> in[2], out;
+  std::size_t z = 0;
+  for (std::size_t size : sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.factor)) {
+    BenchRow row;
+    row.count = coll.count_for(size, n, esz);
+    row.bytes = coll.bytes_for(row.count, n, esz);
+    const std::size_t in_elems = coll.in_elems(row.count, n);
+    for (auto& b : in) b.resize(in_elems * esz + 1);
+    out.resize(coll.out_elems(row.count, n) * esz + 1);
+
+    // The warm-up and timed calls alternate between inputs A and B.
+    const bv::Values values[2] = {{t, op, n, stamp(z, 0)}, {t, op, n, stamp(z, 1)}};
+    std::vector<SpotCheck> spots;
+    for (int b = 0; b < 2; ++b) {
+      const BenchCall call{values[b], r, n, root, row.count};
+      fill(coll, call, t, in[b].data(), in_elems);
+      if (cfg.check) spots.emplace_back(coll, call, t);
+    }
+    long long spot_wrong = 0;
+    unsigned k = 0;
+    // The options of the next call: with a deadline, its timeout is what is left.
+    auto call_options = [&] {
+      if (!cfg.deadline) return cfg.options;
+      comm::Options o = cfg.options;
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*cfg.deadline - Clock::now());
+      const auto cap = o.timeout.count() > 0 ? o.timeout : left;
+      o.timeout = std::max(std::min(left, cap), std::chrono::milliseconds(1));
+      return o;
+    };
+    auto once = [&] {
+      const unsigned b = k++ & 1;
+      coll.run(c, in[b].data(), out.data(), row.count, call_options());
+      if (!spots.empty()) spot_wrong += spots[b].wrong(out.data());
+    };
+    for (int i = 0; i < cfg.warmup; ++i) once();
+    {
+      comm::testing::FaultPause pause(c);
+      comm::barrier(c);
+    }
+    const auto t0 = Clock::now();
+    for (int i = 0; i < cfg.iters; ++i) once();
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() /
+                      std::max(cfg.iters, 1);
+    row.time_us = max_over_ranks(c, us);
+    row.algbw = row.time_us > 0 ? static_cast<double>(row.bytes) / (row.time_us * 1e3) : 0;
+    row.busbw = row.algbw * coll.bus_factor(n);
+    if (cfg.check) {
+      // Apart from timing: fresh inputs, a poisoned output, every element.
+      const bv::Values fresh(t, op, n, stamp(z, 2));
+      const BenchCall call{fresh, r, n, root, row.count};
+      fill(coll, call, t, in[0].data(), in_elems);
+      std::memset(out.data(), 0xa5, out.size());
+      coll.run(c, in[0].data(), out.data(), row.count, call_options());
+      long long full = count_wrong(coll, call, t, out.data());
+      sum_over_ranks(c, full, spot_wrong);
+      row.wrong = full + spot_wrong;
+      row.wrong_spot = spot_wrong;
+    }
+    rows.push_back(row);
+    ++z;
+  }
+  return rows;
+}
+
+}  // namespace hn::drivers

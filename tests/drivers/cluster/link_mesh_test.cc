@@ -1,0 +1,149 @@
+#include <poll.h>
+
+// The sparse link mesh over real loopback sockets, every rank a thread with
+// its own store client (the mesh's own keys and the rank's authentication).
+#include "drivers/cluster/link_mesh.h"
+#include "stack/l3_comm/auth.h"
+
+#include <catch2/catch.hpp>
+#include <future>
+#include <map>
+
+#include "drivers/cluster/link_pattern.h"
+#include "tests/preflight/certify/store_harness.h"
+
+using namespace hn;
+using drivers::cluster::LinkMesh;
+using drivers::cluster::MeshSetup;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+namespace {
+
+MeshSetup setup(test::StoreHarness& h, int rank, int world, const std::string& prefix) {
+  MeshSetup s;
+  s.rank = rank;
+  s.world = world;
+  s.store = &h.store(rank);
+  s.prefix = prefix;
+  s.creds = h.creds;
+  s.params.connect_timeout = milliseconds(3000);
+  s.params.plane = "test";
+  s.bind.address = "127.0.0.1";
+  s.deadline = Clock::now() + milliseconds(10000);
+  return s;
+}
+
+std::vector<std::unique_ptr<LinkMesh>> build_all(test::StoreHarness& h, int world,
+                                                 const std::vector<int>& ranks,
+                                                 const std::string& prefix,
+                                                 const std::map<int, std::string>& unbound = {}) {
+  std::vector<std::future<std::unique_ptr<LinkMesh>>> f;
+  for (int r : ranks)
+    f.push_back(std::async(std::launch::async, [&, r] {
+      auto s = setup(h, r, world, prefix);
+      if (unbound.count(r)) s.bind.error = unbound.at(r);
+      return LinkMesh::build(s);
+    }));
+  std::vector<std::unique_ptr<LinkMesh>> out;
+  for (auto& x : f) out.push_back(x.get());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("link mesh: every pair of the pattern connects, authenticated - rounds measure links") {
+  const int n = 6;
+  test::StoreHarness h(n);
+  std::vector<int> all = {0, 1, 2, 3, 4, 5};
+  auto meshes = build_all(h, n, all, "links/a");
+  long long pairs = 0;
+  for (int r = 0; r < n; ++r) {
+    for (const auto& o : meshes[static_cast<std::size_t>(r)]->outcomes()) {
+      INFO(r << " -> " << o.to << ": " << o.status << " " << o.detail);
+      CHECK(o.status == "ok");
+      CHECK(o.from == r);
+      CHECK(o.to > r);
+      ++pairs;
+    }
+    for (int p : drivers::cluster::link_peers(r, n))
+      CHECK(meshes[static_cast<std::size_t>(r)]->connected(p));
+  }
+  CHECK(pairs == drivers::cluster::link_pair_count(n));
+  for (int d : drivers::cluster::partner_distances(n)) {
+    std::vector<std::future<std::optional<drivers::cluster::LinkRate>>> f;
+    for (int r = 0; r < n; ++r)
+      f.push_back(std::async(std::launch::async, [&, r] {
+        return meshes[static_cast<std::size_t>(r)]->bandwidth_round(
+            d, milliseconds(50), Clock::now() + milliseconds(5000));
+      }));
+    for (int r = 0; r < n; ++r) {
+      auto rate = f[static_cast<std::size_t>(r)].get();
+      REQUIRE(rate);
+      INFO("round " << d << " rank " << r << ": " << rate->error);
+      CHECK(rate->error.empty());
+      CHECK(rate->to == r);
+      CHECK(rate->from == (r - d + n) % n);
+      CHECK(rate->gbps > 0);
+      CHECK(rate->bytes > 0);
+    }
+  }
+}
+
+TEST_CASE("link mesh: a refused peer and an impostor are classified, naming the pair") {
+  // Ranks 0 and 1 are real; rank 2 publishes a port nobody listens on, and
+  // rank 3 answers with another job's token.
+  const int n = 4;
+  test::StoreHarness h(n);
+  namespace comm = stack::comm;
+  comm::LinkParams lp;
+  int closed_port = 0;
+  {
+    comm::Fd l = comm::listen_on("127.0.0.1", 0, lp, {});
+    closed_port = comm::local_port_of(l.get());
+  }
+  h.store(2).set("links/b/addr/2", "127.0.0.1|" + std::to_string(closed_port) + "|");
+  h.store(2).set("links/b/tried/2", "1");
+  comm::Fd impostor = comm::listen_on("127.0.0.1", 0, lp, {});
+  h.store(3).set("links/b/addr/3",
+                 "127.0.0.1|" + std::to_string(comm::local_port_of(impostor.get())) + "|");
+  h.store(3).set("links/b/tried/3", "1");
+  auto fake = std::async(std::launch::async, [&] {
+    comm::Credentials other = h.creds;
+    other.token = "another job";
+    for (int i = 0; i < 2; ++i) try {
+        comm::Fd fd = comm::accept_until(impostor.get(), Clock::now() + milliseconds(5000), {});
+        // The accepting side of the v2 handshake, holding another job's token.
+        comm::set_nonblocking(fd.get(), true);
+        comm::AcceptorHandshake hs(fd.get(), other, 3, "certify-link");
+        const auto end = Clock::now() + milliseconds(3000);
+        while (hs.advance() == comm::AcceptorHandshake::State::kPending && Clock::now() < end) {
+          pollfd p{fd.get(), static_cast<short>(hs.wants_write() ? POLLOUT : POLLIN), 0};
+          ::poll(&p, 1, 50);
+        }
+      } catch (const comm::CommError&) {
+      }
+  });
+  auto meshes = build_all(h, n, {0, 1}, "links/b");
+  fake.get();
+  std::map<std::pair<int, int>, std::string> status;
+  for (const auto& m : meshes)
+    for (const auto& o : m->outcomes()) status[{o.from, o.to}] = o.status;
+  CHECK(status[{0, 1}] == "ok");
+  CHECK(status[{0, 2}] == "refused");
+  CHECK(status[{1, 2}] == "refused");
+  CHECK(status[{0, 3}] == "auth");
+  CHECK(status[{1, 3}] == "auth");
+}
+
+TEST_CASE("link mesh: a rank that cannot bind the plane says so - its peers do not wait for it") {
+  const int n = 3;
+  test::StoreHarness h(n);
+  const auto t0 = Clock::now();
+  auto meshes = build_all(h, n, {0, 1, 2}, "links/c", {{1, "no address of plane test"}});
+  CHECK(Clock::now() - t0 < milliseconds(3000));
+  CHECK(meshes[1]->bind().error == "no address of plane test");
+  for (const auto& o : meshes[1]->outcomes()) CHECK(o.status == "unbound");
+  for (const auto& o : meshes[0]->outcomes())
+    CHECK(o.status == (o.to == 1 ? "peer_unbound" : "ok"));
+}
