@@ -74,6 +74,17 @@ json parse_json_text(const std::string& text, const std::string& source, std::si
   }
 }
 
+nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source,
+                                               std::size_t max_bytes,
+                                               const std::string& malformed) {
+  guard_structured_text(text, source, Syntax::kJson, max_bytes);
+  try {
+    return nlohmann::ordered_json::parse(text);
+  } catch (const json::exception& e) {
+    throw to_input_error(e, text, source, malformed);
+  }
+}
+
 void sax_parse_json_text(const std::string& text, const std::string& source,
                          nlohmann::json_sax<json>& sax, std::size_t max_bytes,
                          const std::string& malformed) {

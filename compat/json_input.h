@@ -20,6 +20,12 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
                                std::size_t max_bytes = kMaxInputBytes,
                                const std::string& malformed = "malformed JSON");
 
+// The same, keeping the members of each object in the file's order (a reader
+// whose output lists them in that order: gate's baseline).
+nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source,
+                                               std::size_t max_bytes = kMaxInputBytes,
+                                               const std::string& malformed = "malformed JSON");
+
 // The same for a SAX consumer (a reader that keeps only what it needs, so
 // memory follows what it keeps rather than the size of the file). sax's
 // parse_error() must return false; the error is then thrown as above.

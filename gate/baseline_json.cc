@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/input_error.h"
+#include "compat/json_input.h"
 #include "formats/snapshot.h"
 #include "reports/json_fields.h"
 #include "reports/uuid.h"
@@ -207,12 +208,8 @@ std::string baseline_to_json(const Baseline& b) {
 }
 
 Baseline baseline_from_json(const std::string& text, const std::string& source_name) {
-  ordered_json doc;
-  try {
-    doc = ordered_json::parse(text);
-  } catch (const ordered_json::exception& e) {
-    throw compat::InputError(source_name, 0, 0, "", std::string("not valid JSON: ") + e.what());
-  }
+  const ordered_json doc =
+      compat::parse_ordered_json_text(text, source_name, compat::kMaxInputBytes, "not valid JSON");
   try {
     return read_baseline(doc, source_name);
   } catch (const FieldError& e) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/input_error.h"
+#include "compat/input_guard.h"
 #include "compat/json_input.h"
 #include "compat/text_file.h"
 #include "reports/json_report.h"
@@ -183,12 +184,19 @@ Evidence load_evidence(const std::optional<std::string>& certificate,
   if (certificate)
     e.certificate = parse_certificate(compat::read_text_file(*certificate), *certificate);
   for (const auto& path : node_reports) {
+    // report_from_json parses by itself (reports/ cannot include compat/):
+    // the guard runs here, first, like every structured reader's.
+    const std::string text = compat::read_text_file(path);
+    compat::guard_structured_text(text, path, compat::Syntax::kJson);
     try {
-      e.node_reports.push_back(reports::report_from_json(compat::read_text_file(path), path));
+      e.node_reports.push_back(reports::report_from_json(text, path));
     } catch (const compat::InputError&) {
       throw;
     } catch (const std::runtime_error& err) {
-      throw compat::InputError(path, 0, 0, "", err.what());
+      // report_from_json already names the source: "<source>: <field>: <what>".
+      std::string what = err.what();
+      if (what.rfind(path + ": ", 0) == 0) what = what.substr(path.size() + 2);
+      throw compat::InputError(path, 0, 0, "", what);
     }
     e.node_report_files.push_back(path);
   }

@@ -263,7 +263,7 @@ std::string render_certificate(const Certificate& c) {
   doc["metrics"] = write_measurements(c.metrics);
   ordered_json findings = ordered_json::array();
   for (const auto& f : c.findings)
-    findings.push_back(ordered_json::parse(finding_to_json(f).dump()));
+    findings.push_back(ordered_json(finding_to_json(f)));
   doc["findings"] = std::move(findings);
   Summary s = summarize(c.findings);
   doc["summary"] = {{"total", s.total()}, {"pass", s.pass}, {"warn", s.warn},
@@ -271,13 +271,7 @@ std::string render_certificate(const Certificate& c) {
   return doc.dump(2) + "\n";
 }
 
-Certificate certificate_from_json(const std::string& text_in, const std::string& source_name) {
-  json doc;
-  try {
-    doc = json::parse(text_in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(source_name + ": not JSON: " + e.what());
-  }
+Certificate certificate_from_json(const json& doc, const std::string& source_name) {
   try {
     return read(doc);
   } catch (const FieldError& e) {
@@ -289,14 +283,10 @@ std::string measurements_to_json(const std::vector<Measurement>& metrics) {
   return write_measurements(metrics).dump();
 }
 
-std::vector<Measurement> measurements_from_json(const std::string& text_in,
-                                                const std::string& source_name) {
+std::vector<Measurement> measurements_from_json(const json& doc, const std::string& source_name) {
   try {
-    const json doc = json::parse(text_in);
     if (!doc.is_array()) reject("", "must be an array of figures");
     return read_measurements(doc);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(source_name + ": not JSON: " + e.what());
   } catch (const FieldError& e) {
     throw std::runtime_error(source_name + ": " + e.what());
   }

@@ -8,9 +8,14 @@
 // UTF-8, non-finite numbers are written as null). certificate_from_json()
 // reads what render_certificate() writes, any schema_version up to ours, and
 // throws std::runtime_error "<source>: <field>: <problem>" for anything else
-// (a newer version names both versions). Plain data; no I/O.
+// (a newer version names both versions). Plain data; no I/O, and no parsing:
+// the readers take a document the caller parsed through the guarded entry
+// point (compat::parse_json_text, which refuses over-deep or oversized text
+// with the file's name before the parser sees it); reports/ cannot include
+// compat/, so the guard is the caller's job and the parse is too.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -68,13 +73,14 @@ struct Certificate {
 
 // Two-space indented JSON with a trailing newline.
 std::string render_certificate(const Certificate& certificate);
-Certificate certificate_from_json(const std::string& text, const std::string& source_name);
+Certificate certificate_from_json(const nlohmann::json& doc, const std::string& source_name);
 
 // The certificate's `metrics` array on its own (a rank handing its figures
-// to rank 0): measurements_from_json() reads what measurements_to_json()
-// writes and throws std::runtime_error naming source_name and the field.
+// to rank 0): measurements_from_json() reads the parsed form of what
+// measurements_to_json() writes and throws std::runtime_error naming
+// source_name and the field.
 std::string measurements_to_json(const std::vector<Measurement>& metrics);
-std::vector<Measurement> measurements_from_json(const std::string& text,
+std::vector<Measurement> measurements_from_json(const nlohmann::json& doc,
                                                 const std::string& source_name);
 
 }  // namespace hn::reports

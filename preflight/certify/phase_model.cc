@@ -88,8 +88,9 @@ PhaseOutcome combine_model(Coordinator&, const std::string&,
   for (const auto& [rank, text] : results) {
     const json j = parse_message(text);
     for (auto& f : findings_from_json(j.at("findings"))) out.findings.push_back(std::move(f));
-    for (auto& m : reports::measurements_from_json(j.at("metrics").get<std::string>(),
-                                                   "rank " + std::to_string(rank)))
+    const std::string from = "rank " + std::to_string(rank);
+    for (auto& m : reports::measurements_from_json(
+             parse_message(j.at("metrics").get<std::string>(), from + "'s figures"), from))
       out.metrics.push_back(std::move(m));
   }
   return out;

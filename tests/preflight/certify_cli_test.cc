@@ -38,7 +38,7 @@ std::string free_rendezvous() {
 }
 
 hn::reports::Certificate certificate(const std::string& path) {
-  return hn::reports::certificate_from_json(hn::test::read_file(path), path);
+  return hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(path)), path);
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST_CASE("certify under srun -N2", "[slurm]") {
   INFO(r.out << r.err << cluster.logs());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0)"));
-  auto c = hn::reports::certificate_from_json(hn::test::read_file(cert), "c");
+  auto c = hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(cert)), "c");
   CHECK(c.launcher == "slurm");
   CHECK(c.world == 2);
 }

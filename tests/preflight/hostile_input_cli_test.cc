@@ -130,3 +130,27 @@ TEST_CASE("hostile input: malformed YAML says where and what with the offending 
   check_input_error(r, bad + ":2:", "malformed YAML: unknown escape character");
   CHECK_THAT(r.err, Catch::Contains("(at '"));
 }
+
+TEST_CASE("hostile input: JSON nested ten thousand deep is exit 2 naming the file in gate and migrate") {
+  // Well-formed, so only the guard refuses it: without it the parser reads
+  // it and the reader fails later ("must be an object"), or worse.
+  TempDir dir;
+  const std::string deep = dir.write("deep.json", repeat("[", 10000) + repeat("]", 10000));
+  const std::string where = deep + ":1:101";
+  const std::string what = "nested more than 100 levels deep";
+  const std::string examples = std::string(HN_SOURCE_DIR) + "/examples/migrate";
+  const std::vector<std::string> migrate = {"migrate", "--script", examples + "/legacy/train.sbatch",
+                                            "--profile", examples + "/cluster.yaml"};
+  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  // A certificate as gate's run and as migrate's evidence.
+  check_input_error(cli({"gate", "baseline", "--out", dir.path() + "/base.json", deep}), where,
+                    what);
+  check_input_error(cli(with(migrate, {"--certificate", deep})), where, what);
+  // A baseline, and a node report handed to migrate as evidence.
+  const std::string run = dir.write("run.json", "{}");
+  check_input_error(cli({"gate", "--baseline", deep, run}), where, what);
+  check_input_error(cli(with(migrate, {"--node-report", deep})), where, what);
+}

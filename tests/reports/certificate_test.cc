@@ -64,7 +64,7 @@ TEST_CASE("certificate: the documented fields, written and read back") {
   CHECK(j["metrics"][1]["value"].is_null());  // NaN has no JSON spelling
   CHECK(j["findings"][0]["host"] == "gpu01");
   CHECK(j["summary"]["pass"] == 1);
-  Certificate back = certificate_from_json(text, "c.json");
+  Certificate back = certificate_from_json(nlohmann::json::parse(text), "c.json");
   CHECK(std::isnan(back.metrics[1].value));
   back.metrics[1].value = c.metrics[1].value;  // NaN != NaN
   CHECK(back.metrics[0] == c.metrics[0]);
@@ -78,7 +78,7 @@ TEST_CASE("certificate: a reader refuses what it cannot trust, naming the field"
   auto j = nlohmann::json::parse(render_certificate(sample()));
   auto fails = [](nlohmann::json doc, const std::string& what) {
     try {
-      certificate_from_json(doc.dump(), "c.json");
+      certificate_from_json(doc, "c.json");
       FAIL("accepted: " << what);
     } catch (const std::runtime_error& e) {
       CHECK_THAT(e.what(), Catch::Contains(what));
@@ -99,7 +99,7 @@ TEST_CASE("certificate: a reader refuses what it cannot trust, naming the field"
   auto ranks = j;
   ranks["hosts"][0]["ranks"][0] = "zero";
   fails(ranks, "hosts[0].ranks[0]");
-  CHECK_THROWS_AS(certificate_from_json("{", "c.json"), std::runtime_error);
+  CHECK_THROWS_AS(certificate_from_json(nlohmann::json::array(), "c.json"), std::runtime_error);
 }
 
 TEST_CASE("certificate: verdicts follow the exit codes") {
@@ -120,12 +120,12 @@ TEST_CASE("certificate: a rank's figures on their own, written and read back") {
   m.phase = "model";
   Measurement nan = m;
   nan.value = std::nan("");
-  const auto back = measurements_from_json(measurements_to_json({m, nan}), "rank 1");
+  const auto back = measurements_from_json(nlohmann::json::parse(measurements_to_json({m, nan})), "rank 1");
   REQUIRE(back.size() == 2);
   CHECK(back[0] == m);
   CHECK(std::isnan(back[1].value));
-  CHECK_THROWS_WITH(measurements_from_json("{}", "rank 1"),
+  CHECK_THROWS_WITH(measurements_from_json(nlohmann::json::object(), "rank 1"),
                     Catch::Contains("rank 1") && Catch::Contains("array"));
-  CHECK_THROWS_WITH(measurements_from_json(R"([{"name": "x"}])", "rank 2"),
+  CHECK_THROWS_WITH(measurements_from_json(nlohmann::json::parse(R"([{"name": "x"}])"), "rank 2"),
                     Catch::Contains("rank 2") && Catch::Contains("metrics[0]"));
 }
