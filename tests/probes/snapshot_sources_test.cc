@@ -10,24 +10,15 @@
 using namespace hn;
 
 TEST_CASE("a loaded snapshot replays through the sources") {
-  formats::Snapshot s;
-  s.hostname = "node7";
-  stack::physical::Link l;
-  l.name = "eth1";
-  l.mtu = 9000;
-  l.kind = "vlan";
-  l.vlan_id = 100;
-  l.parent = "eth0";
-  s.physical.links = {l};
-  s.physical.rdma.supported = false;
-  s.physical.rdma.unsupported_reason = "no RDMA";
-  s.netplane.routes = {{254, "default", "10.0.0.1", "eth1", "", 0, 4, "unicast", "static"}};
-  s.mounts = stack::physical::parse_mountinfo("27 1 254:0 / / rw - ext4 /dev/vda rw\n", "mountinfo");
-  auto src = probes::sources_from_snapshot(formats::parse_snapshot(formats::snapshot_to_yaml(s), "s.yaml"));
+  const formats::Snapshot s =
+      formats::load_snapshot_file(std::string(HN_FIXTURE_DIR) + "/snapshots/netplane/roce-a.yaml");
+  REQUIRE_FALSE(s.physical.links.empty());
+  REQUIRE_FALSE(s.netplane.routes.empty());
+  auto src = probes::sources_from_snapshot(s);
   CHECK_FALSE(src.live);
-  CHECK(src.hostname == "node7");
-  CHECK(src.physical->links().at(0).vlan_id == 100);
-  CHECK(src.netplane->routes().size() == 1);
+  CHECK(src.hostname == s.hostname);
+  CHECK(src.physical->read_all() == s.physical);
+  CHECK(src.netplane->read_all() == s.netplane);
   CHECK(src.storage->mounts() == s.mounts);
 }
 
