@@ -1,9 +1,7 @@
 #include "drivers/cluster/link_mesh.h"
 
-#include <poll.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <future>
 #include <set>
@@ -13,6 +11,7 @@
 #include "drivers/cluster/link_pattern.h"
 #include "stack/l3_comm/auth.h"
 #include "stack/l3_comm/errors.h"
+#include "stack/l3_comm/link_acceptor.h"
 
 namespace hn::drivers::cluster {
 
@@ -20,31 +19,6 @@ namespace {
 
 using comm::Clock;
 using std::chrono::milliseconds;
-
-// The accepting side of one link's handshake, blocking until it ends or the
-// deadline: the rendezvous protocol has the connecting side prove the token
-// first, so the acceptor runs AcceptorHandshake (auth.h) rather than the
-// connecting side's authenticate(). Throws AuthError for a stranger or a
-// mismatch, TimeoutError at the deadline. The socket is blocking again after.
-comm::PeerHello accept_handshake(int fd, const comm::Credentials& creds, int my_rank,
-                                 const char* channel, comm::Deadline deadline,
-                                 const comm::ErrorContext& ctx) {
-  comm::set_nonblocking(fd, true);
-  comm::AcceptorHandshake hs(fd, creds, my_rank, channel);
-  for (;;) {
-    const auto st = hs.advance();
-    if (st == comm::AcceptorHandshake::State::kAuthenticated) {
-      comm::set_nonblocking(fd, false);
-      return hs.hello();
-    }
-    if (st != comm::AcceptorHandshake::State::kPending) throw comm::AuthError(hs.reason(), ctx);
-    const int left = comm::ms_left(deadline);
-    if (left <= 0) throw comm::TimeoutError("no handshake before the deadline", ctx);
-    pollfd p{fd, static_cast<short>(hs.wants_write() ? POLLOUT : POLLIN), 0};
-    if (::poll(&p, 1, left) < 0 && errno != EINTR)
-      throw comm::LinkError(comm::LinkError::Kind::kOther, "poll during the handshake failed", ctx);
-  }
-}
 
 constexpr const char* kChannel = "certify-link";
 constexpr std::size_t kFrame = 256 << 10;
@@ -162,30 +136,29 @@ std::unique_ptr<LinkMesh> LinkMesh::build(const MeshSetup& s) {
   std::map<int, comm::Fd> accepted;
   std::thread acceptor([&] {
     if (!listener || lower.empty()) return;
-    std::set<int> waiting(lower.begin(), lower.end());
     comm::ErrorContext actx = ctx;
     actx.operation = "certify link setup (accepting lower ranks)";
-    while (!waiting.empty() && Clock::now() < s.deadline) {
-      try {
-        comm::Fd fd = comm::accept_until(
-            listener.get(), std::min(s.deadline, Clock::now() + milliseconds(200)), actx);
-        comm::ErrorContext c = actx;
-        c.peer_address = comm::peer_address_of(fd.get());
-        comm::PeerHello h = accept_handshake(fd.get(), s.creds, s.rank, kChannel,
-                                             Clock::now() + lp.connect_timeout, c);
-        if (waiting.erase(h.rank)) accepted[h.rank] = std::move(fd);
-      } catch (const comm::CommError&) {
-        // A slice with no connection, or a stranger turned away: the
-        // connecting side records its own failure.
-      }
-      for (auto it = waiting.begin(); it != waiting.end();) {
-        try {
-          store.get(s.prefix + "/tried/" + std::to_string(*it), milliseconds(0));
-          it = waiting.erase(it);  // it tried and failed (its outcome says why)
+    // Strangers are turned away by the handshake queue; a lower peer that
+    // failed records its own outcome, so its refusals are not reported here.
+    comm::RejectionLog refused;
+    comm::AcceptUntil until;
+    until.partial = true;
+    until.given_up = [&](const std::set<int>& waiting) {
+      std::set<int> tried;  // published that it tried and failed (its outcome says why)
+      for (int r : waiting) try {
+          store.get(s.prefix + "/tried/" + std::to_string(r), milliseconds(0));
+          tried.insert(r);
         } catch (const comm::TimeoutError&) {
-          ++it;
         }
-      }
+      return tried;
+    };
+    try {
+      accepted = comm::accept_peer_links(listener.get(), s.creds, s.rank,
+                                         std::set<int>(lower.begin(), lower.end()), s.deadline,
+                                         lp.connect_timeout, refused, actx, kChannel, until);
+    } catch (const comm::CommError&) {
+      // The listener or the store failed: the connecting sides record their
+      // own failures, and the store's shows again on the calling thread.
     }
   });
 

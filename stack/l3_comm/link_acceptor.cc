@@ -30,16 +30,25 @@ std::string rank_list(const std::set<int>& ranks) {
 std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int my_rank,
                                     std::set<int> expected, Deadline deadline,
                                     std::chrono::milliseconds handshake_timeout, RejectionLog& log,
-                                    ErrorContext ctx) {
+                                    ErrorContext ctx, const std::string& channel,
+                                    const AcceptUntil& until) {
   const auto t0 = Clock::now();
   set_nonblocking(listen_fd, true);
-  HandshakeQueue queue(creds, my_rank, "peer", handshake_timeout, kMaxPendingLinks, log,
-                       "the peer-link listener of rank " + std::to_string(my_rank));
+  const std::string where = "the peer-link listener of rank " + std::to_string(my_rank);
+  HandshakeQueue queue(creds, my_rank, channel, handshake_timeout, kMaxPendingLinks, log, where);
   std::map<int, Fd> links;
   std::vector<pollfd> fds;
+  auto next_check = t0;
   while (!expected.empty()) {
-    const auto now = Clock::now();
+    auto now = Clock::now();
+    if (until.given_up && now >= next_check) {
+      for (int r : until.given_up(expected)) expected.erase(r);
+      now = Clock::now();
+      next_check = now + until.recheck;
+      if (expected.empty()) break;
+    }
     if (now >= deadline) {
+      if (until.partial) break;
       ctx.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0);
       const std::string refused = log.summary();
       throw TimeoutError("rank(s) " + rank_list(expected) + " did not connect before the deadline" +
@@ -51,8 +60,9 @@ std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int
     if (accepting) fds.push_back({listen_fd, POLLIN, 0});
     for (int fd : queue.pending_fds())
       fds.push_back({fd, static_cast<short>(POLLIN | (queue.wants_write(fd) ? POLLOUT : 0)), 0});
-    const int wait = ms_left(std::min(deadline, queue.next_event()));
-    if (poll(fds.data(), fds.size(), std::max(wait, 1)) < 0 && errno != EINTR)
+    auto wake = std::min(deadline, queue.next_event());
+    if (until.given_up) wake = std::min(wake, next_check);
+    if (poll(fds.data(), fds.size(), std::max(ms_left(wake), 1)) < 0 && errno != EINTR)
       throw LinkError(LinkError::Kind::kOther, "poll on the peer-link listener failed", ctx);
     for (const auto& p : fds) {
       if (!p.revents) continue;
@@ -65,15 +75,22 @@ std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int
     for (auto& d : queue.take()) {
       ErrorContext c = ctx;
       c.peer_address = d.address;
-      if (d.state == AcceptorHandshake::State::kMismatch && d.own_job) throw AuthError(d.reason, c);
+      if (d.state == AcceptorHandshake::State::kMismatch && d.own_job) {
+        if (!until.partial) throw AuthError(d.reason, c);
+        log.note(where, d.address, d.reason);
+        continue;
+      }
       if (d.state != AcceptorHandshake::State::kAuthenticated) continue;  // a stranger: logged
       c.peer_rank = d.hello.rank;
-      if (!expected.count(d.hello.rank))
-        throw AuthError(
+      if (!expected.count(d.hello.rank)) {
+        const std::string what =
             "rank " + std::to_string(d.hello.rank) +
-                (links.count(d.hello.rank) ? " connected twice"
-                                           : " connected, but only higher ranks should"),
-            c);
+            (links.count(d.hello.rank) ? " connected twice"
+                                       : " connected, but only higher ranks should");
+        if (!until.partial) throw AuthError(what, c);
+        log.note(where, d.address, what);
+        continue;
+      }
       expected.erase(d.hello.rank);
       set_nonblocking(d.fd.get(), false);
       links.emplace(d.hello.rank, std::move(d.fd));

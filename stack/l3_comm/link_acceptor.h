@@ -12,18 +12,35 @@
 // Returns one authenticated, blocking socket per expected rank. Throws
 // TimeoutError at the deadline naming the ranks still missing and what was
 // refused, LinkError when the listener fails.
+//
+// `until` lets a caller end the wait short of every expected rank: certify's
+// link mesh (drivers/cluster/link_mesh.h) stops waiting for a peer that has
+// published that it tried and failed (given_up, asked between polls at most
+// every `recheck`), and takes what connected by the deadline as the outcome
+// (partial: no TimeoutError; a connection from one of the job's ranks that is
+// not expected or does not match is turned away and logged, not thrown,
+// because in the mesh every link is an outcome and none fails the run).
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
+#include <string>
 
 #include "stack/l3_comm/handshake_queue.h"
 
 namespace hn::stack::comm {
 
+struct AcceptUntil {
+  std::function<std::set<int>(const std::set<int>& waiting)> given_up;
+  std::chrono::milliseconds recheck{200};
+  bool partial = false;
+};
+
 std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int my_rank,
                                     std::set<int> expected, Deadline deadline,
                                     std::chrono::milliseconds handshake_timeout, RejectionLog& log,
-                                    ErrorContext ctx);
+                                    ErrorContext ctx, const std::string& channel = "peer",
+                                    const AcceptUntil& until = {});
 
 }  // namespace hn::stack::comm
