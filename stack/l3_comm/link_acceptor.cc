@@ -38,14 +38,18 @@ std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int
   HandshakeQueue queue(creds, my_rank, channel, handshake_timeout, kMaxPendingLinks, log, where);
   std::map<int, Fd> links;
   std::vector<pollfd> fds;
+  // A peer that gave up may still be finishing a handshake it started
+  // (its last bytes in flight when it said so): such a link is still taken,
+  // and the wait ends only when no handshake is pending.
+  const std::set<int> wanted = expected;
   auto next_check = t0;
-  while (!expected.empty()) {
+  while (!expected.empty() || (until.given_up && !queue.pending_fds().empty())) {
     auto now = Clock::now();
-    if (until.given_up && now >= next_check) {
+    if (until.given_up && now >= next_check && !expected.empty()) {
       for (int r : until.given_up(expected)) expected.erase(r);
       now = Clock::now();
       next_check = now + until.recheck;
-      if (expected.empty()) break;
+      if (expected.empty() && queue.pending_fds().empty()) break;
     }
     if (now >= deadline) {
       if (until.partial) break;
@@ -61,7 +65,7 @@ std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int
     for (int fd : queue.pending_fds())
       fds.push_back({fd, static_cast<short>(POLLIN | (queue.wants_write(fd) ? POLLOUT : 0)), 0});
     auto wake = std::min(deadline, queue.next_event());
-    if (until.given_up) wake = std::min(wake, next_check);
+    if (until.given_up && !expected.empty()) wake = std::min(wake, next_check);
     if (poll(fds.data(), fds.size(), std::max(ms_left(wake), 1)) < 0 && errno != EINTR)
       throw LinkError(LinkError::Kind::kOther, "poll on the peer-link listener failed", ctx);
     for (const auto& p : fds) {
@@ -82,7 +86,7 @@ std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int
       }
       if (d.state != AcceptorHandshake::State::kAuthenticated) continue;  // a stranger: logged
       c.peer_rank = d.hello.rank;
-      if (!expected.count(d.hello.rank)) {
+      if (!wanted.count(d.hello.rank) || links.count(d.hello.rank)) {
         const std::string what =
             "rank " + std::to_string(d.hello.rank) +
             (links.count(d.hello.rank) ? " connected twice"
