@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "compat/toml_table.h"
-#include "gate/run.h"
 #include "formats/snapshot_diff.h"
+#include "gate/run.h"
 
 namespace hn::gate {
 

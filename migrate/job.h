@@ -22,9 +22,9 @@
 #include "compat/op_mapping.h"
 #include "compat/op_matrix.h"
 #include "compat/translate/env_entry.h"
+#include "formats/profile.h"
 #include "migrate/discovery.h"
 #include "migrate/evidence.h"
-#include "formats/profile.h"
 #include "reports/migrate_report.h"
 
 namespace hn::migrate {

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "migrate/evidence.h"
 #include "formats/profile.h"
+#include "migrate/evidence.h"
 #include "stack/l6_netplane/plane.h"
 
 namespace hn::migrate {
@@ -24,7 +24,7 @@ namespace hn::migrate {
 struct PathPlacement {
   enum Kind { kShared, kNotShared, kUnresolved };
   Kind kind = kUnresolved;
-  std::string checked;                       // the path judged (a dynamic path's fixed prefix)
+  std::string checked;                        // the path judged (a dynamic path's fixed prefix)
   const formats::MountSpec* mount = nullptr;  // kShared: the profile mount that holds it
   std::string what;  // kNotShared: "in the temp directory /tmp", "on node-local disk"
   std::string seen;  // from snapshots: " (node0: ext4 /dev/nvme0n1p1 at /local)"

@@ -1,7 +1,7 @@
 #include "preflight/node_sources.h"
 
-#include "preflight/report_output.h"
 #include "formats/snapshot.h"
+#include "preflight/report_output.h"
 #include "probes/snapshot_sources.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/cached_source.h"

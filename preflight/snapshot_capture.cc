@@ -8,9 +8,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "formats/snapshot.h"
 #include "preflight/command.h"
 #include "preflight/node_sources.h"
-#include "formats/snapshot.h"
 #include "probes/snapshot_sources.h"
 
 namespace hn::preflight {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/node_context.h"
 #include "formats/profile.h"
+#include "probes/node_context.h"
 #include "stack/l6_netplane/state.h"
 #include "stack/l7_physical/inventory.h"
 

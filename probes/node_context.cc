@@ -18,7 +18,7 @@ std::string declared_node_names(const formats::Profile& profile, size_t max) {
 }
 
 const formats::NodeSpec* identify_node(const formats::Profile& profile, const std::string& hostname,
-                              const std::optional<std::string>& requested) {
+                                       const std::optional<std::string>& requested) {
   if (requested) {
     const std::string names = declared_node_names(profile);
     // An empty name is a script's unset variable (--node "$NODE"), never

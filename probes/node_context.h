@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/comm_env.h"
 #include "formats/profile.h"
+#include "probes/comm_env.h"
 #include "stack/l6_netplane/source.h"
 #include "stack/l7_physical/source.h"
 #include "stack/l7_physical/storage_source.h"
@@ -28,7 +28,7 @@ struct NodeContext {
   std::shared_ptr<const formats::Profile> profile;
   NodeSources sources;
   const formats::NodeSpec* node = nullptr;  // this node's entry in profile->nodes, if any
-  CommEnv env;                     // the job's communication-library settings (comm_env.h)
+  CommEnv env;                              // the job's communication-library settings (comm_env.h)
   // Run the storage jitter workload even when the profile has no
   // storage.jitter section (node --storage-jitter).
   bool storage_jitter = false;
@@ -39,7 +39,7 @@ struct NodeContext {
 // the one named like the hostname (or its short form), else nullptr (the
 // PROFILE-NODE finding says what that costs).
 const formats::NodeSpec* identify_node(const formats::Profile& profile, const std::string& hostname,
-                              const std::optional<std::string>& requested = std::nullopt);
+                                       const std::optional<std::string>& requested = std::nullopt);
 
 // "gpu01, gpu02": the names in `names` (the profile's nodes by default), the
 // first `max`, then ", ... (N more)"; "none" when empty.

@@ -22,7 +22,7 @@
 namespace hn::probes {
 
 struct NodeReadings {
-  std::string name;                // the profile's node name, else the hostname
+  std::string name;                         // the profile's node name, else the hostname
   const formats::NodeSpec* spec = nullptr;  // the node's profile entry, if any
   std::vector<stack::physical::Link> links;
   std::vector<stack::netplane::InterfaceAddress> addresses;

@@ -92,7 +92,8 @@ tr::ParamPlane resolve_param_plane(const formats::Profile& profile, const std::s
   return pp;
 }
 
-tr::Context make_translate_context(const formats::Profile* profile, const TranslateContextOptions& o) {
+tr::Context make_translate_context(const formats::Profile* profile,
+                                   const TranslateContextOptions& o) {
   tr::Context ctx;
   ctx.platform = o.platform;
   ctx.pg_timeout_s = o.pg_timeout_s;

@@ -30,7 +30,8 @@ struct TranslateContextOptions {
   std::string proc_root = "/proc";
 };
 
-compat::translate::ParamPlane resolve_param_plane(const formats::Profile& profile, const std::string& node,
+compat::translate::ParamPlane resolve_param_plane(const formats::Profile& profile,
+                                                  const std::string& node,
                                                   const std::string& plane);
 
 compat::translate::Context make_translate_context(const formats::Profile* profile,

@@ -218,7 +218,8 @@ std::string_view to_string(CertVerdict v) {
 }
 
 CertVerdict verdict_from_string(std::string_view s) {
-  for (CertVerdict v : {CertVerdict::kCertified, CertVerdict::kNotCertified, CertVerdict::kIncomplete})
+  for (CertVerdict v :
+       {CertVerdict::kCertified, CertVerdict::kNotCertified, CertVerdict::kIncomplete})
     if (to_string(v) == s) return v;
   throw std::invalid_argument("'" + std::string(s) +
                               "' is not a verdict (expected certified, not_certified or "
@@ -262,8 +263,7 @@ std::string render_certificate(const Certificate& c) {
   doc["phases"] = std::move(phases);
   doc["metrics"] = write_measurements(c.metrics);
   ordered_json findings = ordered_json::array();
-  for (const auto& f : c.findings)
-    findings.push_back(ordered_json(finding_to_json(f)));
+  for (const auto& f : c.findings) findings.push_back(ordered_json(finding_to_json(f)));
   doc["findings"] = std::move(findings);
   Summary s = summarize(c.findings);
   doc["summary"] = {{"total", s.total()}, {"pass", s.pass}, {"warn", s.warn},

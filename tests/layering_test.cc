@@ -34,9 +34,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kOurs = {"compat", "stack",   "formats", "drivers", "probes",
-                                     "preflight", "reports", "migrate", "gate", "tests",
-                                     "bench", "profiles"};
+const std::set<std::string> kOurs = {"compat", "stack",     "formats", "drivers",
+                                     "probes", "preflight", "reports", "migrate",
+                                     "gate",   "tests",     "bench",   "profiles"};
 
 struct Include {
   std::string file;  // relative to the source root

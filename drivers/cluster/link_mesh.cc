@@ -1,6 +1,5 @@
 #include "drivers/cluster/link_mesh.h"
 
-
 #include <algorithm>
 #include <cstring>
 #include <future>

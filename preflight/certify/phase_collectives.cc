@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "drivers/cluster/link_pattern.h"
+#include "drivers/comm_bench.h"
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
-#include "drivers/cluster/link_pattern.h"
 #include "probes/cluster/slow_links.h"
 #include "probes/cluster/traffic_proof.h"
-#include "drivers/comm_bench.h"
 #include "probes/netplane_view.h"
 #include "reports/catalog.h"
 #include "stack/l3_comm/collectives.h"

@@ -2,10 +2,10 @@
 // across hosts on the live readings gathered with them (L6, L5).
 #include <nlohmann/json.hpp>
 
+#include "formats/snapshot.h"
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "probes/cluster/cross_host.h"
-#include "formats/snapshot.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {

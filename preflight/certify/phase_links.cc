@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "drivers/cluster/link_mesh.h"
+#include "drivers/cluster/link_pattern.h"
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_bind.h"
-#include "drivers/cluster/link_mesh.h"
-#include "drivers/cluster/link_pattern.h"
 #include "probes/netplane_view.h"
 #include "reports/catalog.h"
 
@@ -19,8 +19,8 @@ namespace hn::preflight::certify {
 
 namespace {
 
-using nlohmann::json;
 using drivers::cluster::LinkOutcome;
+using nlohmann::json;
 using reports::Finding;
 using reports::Layer;
 using reports::Status;

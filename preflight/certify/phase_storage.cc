@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "drivers/comm_bench.h"
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
 #include "probes/cluster/storage_load.h"
-#include "drivers/comm_bench.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {

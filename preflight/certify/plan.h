@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "preflight/certify/state.h"
 #include "formats/profile.h"
+#include "preflight/certify/state.h"
 
 namespace hn::preflight::certify {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "preflight/certify/state.h"
 #include "drivers/cluster/link_mesh.h"
+#include "preflight/certify/state.h"
 
 namespace hn::preflight::certify {
 

@@ -10,10 +10,10 @@
 #include <set>
 
 #include "compat/input_error.h"
+#include "drivers/cluster/gather.h"
 #include "preflight/certify/plan.h"
 #include "preflight/command.h"
 #include "preflight/report_output.h"
-#include "drivers/cluster/gather.h"
 #include "reports/catalog.h"
 
 namespace hn::preflight::certify {

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "drivers/cluster/link_mesh.h"
+#include "formats/profile.h"
 #include "preflight/certify/control.h"
 #include "preflight/certify/host_agent.h"
-#include "drivers/cluster/link_mesh.h"
 #include "probes/plane_consistency.h"
-#include "formats/profile.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 #include "stack/l3_comm/communicator.h"

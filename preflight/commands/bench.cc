@@ -10,11 +10,11 @@
 
 #include "compat/input_error.h"
 #include "compat/units.h"
+#include "drivers/comm_bench.h"
 #include "preflight/command.h"
 #include "preflight/commands/bench_links.h"
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
-#include "drivers/comm_bench.h"
 #include "reports/atomic_file.h"
 #include "reports/bench_html.h"
 #include "stack/l3_comm/bootstrap.h"
@@ -149,7 +149,7 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
                  const std::vector<drivers::BenchRow>& rows) {
   const auto& o = p.cfg.options;
   const bool red = drivers::bench_coll(p.cfg.op).reduces;
-  os << "# hnprecheck bench " << probes::to_string(p.cfg.op) << ": " << c.size()
+  os << "# hnprecheck bench " << drivers::to_string(p.cfg.op) << ": " << c.size()
      << " rank(s), transport " << comm::to_string(c.transport()) << ", algorithm "
      << comm::to_string(o.algorithm) << ", iters " << p.cfg.iters << ", warmup " << p.cfg.warmup
      << "\n";
@@ -195,7 +195,7 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
   nlohmann::json j = {{"tool", "hnprecheck"},
                       {"command", "bench"},
                       {"version", tool_version()},
-                      {"op", probes::to_string(p.cfg.op)},
+                      {"op", drivers::to_string(p.cfg.op)},
                       {"ranks", c.size()},
                       {"transport", comm::to_string(c.transport())},
                       {"algorithm", comm::to_string(o.algorithm)},
@@ -226,7 +226,7 @@ std::string to_html(const Parsed& p, const comm::Communicator& c,
                     const std::vector<drivers::BenchRow>& rows) {
   const auto& o = p.cfg.options;
   reports::BenchHtml page;
-  page.title = std::string(probes::to_string(p.cfg.op)) + ", " + std::to_string(c.size()) +
+  page.title = std::string(drivers::to_string(p.cfg.op)) + ", " + std::to_string(c.size()) +
                " rank(s), " + std::string(comm::to_string(c.transport()));
   page.setup = {"dtype " + std::string(stack::op::to_string(o.dtype)) + ", redop " +
                     std::string(stack::op::to_string(o.op)) + ", algorithm " +

@@ -4,13 +4,13 @@
 #include <map>
 
 #include "compat/input_error.h"
+#include "formats/profile.h"
+#include "formats/snapshot.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
 #include "probes/node_context.h"
 #include "probes/plane_consistency.h"
-#include "formats/profile.h"
-#include "formats/snapshot.h"
 
 namespace hn::preflight::commands {
 
@@ -27,8 +27,8 @@ int run(const po::variables_map& vm) {
   if (files.size() < 2)
     throw compat::InputError("command line", 0, 0, "",
                              "needs at least two snapshot files (one per node)");
-  auto profile =
-      std::make_shared<formats::Profile>(formats::load_profile_file(vm["profile"].as<std::string>()));
+  auto profile = std::make_shared<formats::Profile>(
+      formats::load_profile_file(vm["profile"].as<std::string>()));
   std::vector<probes::NodeReadings> nodes;
   std::map<std::string, std::string> seen;  // node -> file
   for (const auto& file : files) {

@@ -6,11 +6,11 @@
 #include "compat/input_error.h"
 #include "compat/text_file.h"
 #include "compat/yaml_input.h"
+#include "formats/snapshot.h"
+#include "formats/snapshot_diff.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
-#include "formats/snapshot.h"
-#include "formats/snapshot_diff.h"
 #include "reports/atomic_file.h"
 
 namespace hn::preflight::commands {

@@ -5,13 +5,13 @@
 #include <optional>
 
 #include "compat/translate/env_input.h"
+#include "formats/profile.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
 #include "preflight/report_output.h"
 #include "preflight/runner.h"
 #include "probes/node_probes.h"
-#include "formats/profile.h"
 
 namespace hn::preflight::commands {
 

@@ -10,13 +10,13 @@
 #include <stdexcept>
 
 #include "compat/input_error.h"
+#include "drivers/supervised_worker.h"
+#include "formats/snapshot.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/node_sources.h"
 #include "preflight/report_output.h"
 #include "preflight/snapshot_capture.h"
-#include "formats/snapshot.h"
-#include "drivers/supervised_worker.h"
 #include "reports/atomic_file.h"
 
 namespace hn::preflight::commands {

@@ -14,8 +14,8 @@
 
 #include <vector>
 
-#include "probes/plane_consistency.h"
 #include "formats/profile.h"
+#include "probes/plane_consistency.h"
 #include "reports/finding.h"
 
 namespace hn::probes::cluster {

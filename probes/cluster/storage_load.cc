@@ -134,7 +134,8 @@ StorageResult aggregate_storage(const StorageRuns& runs, const std::string& phas
 }
 
 StorageResult compare_under_load(const StorageRuns& runs, const std::string& plane,
-                                 const formats::InterferenceLimits& warn, const formats::InterferenceLimits& fail,
+                                 const formats::InterferenceLimits& warn,
+                                 const formats::InterferenceLimits& fail,
                                  const std::string& phase) {
   StorageResult out;
   for (const auto& [key, conds] : runs.hist) {

@@ -45,8 +45,8 @@ bool take_histogram(reports::Finding& f, const std::string& condition, StorageRu
 
 StorageResult aggregate_storage(const StorageRuns& runs, const std::string& phase);
 StorageResult compare_under_load(const StorageRuns& runs, const std::string& plane,
-                                 const formats::InterferenceLimits& warn, const formats::InterferenceLimits& fail,
-                                 const std::string& phase);
+                                 const formats::InterferenceLimits& warn,
+                                 const formats::InterferenceLimits& fail, const std::string& phase);
 StorageResult compare_busbw(const std::string& plane, const std::string& op, std::size_t bytes,
                             double alone, double under, const formats::InterferenceLimits& warn,
                             const formats::InterferenceLimits& fail, const std::string& phase);

@@ -14,8 +14,8 @@ namespace hn::probes::model {
 
 namespace {
 
-using stack::physical::IoError;
 using drivers::Clock;
+using stack::physical::IoError;
 
 // Memory both the rank and its worker see: made before the fork, so what
 // the worker writes here is what the rank reads after it.
@@ -91,7 +91,8 @@ IoOutcome supervise(const std::string& dir, int rank, const char* phase, double 
          {"rank", r},
          {"op", run.last_step.empty() ? "worker" : run.last_step},
          {"path", dir},
-         {"errno_name", run.end == drivers::SupervisedRun::End::kInterrupted ? "interrupted" : run.failure},
+         {"errno_name",
+          run.end == drivers::SupervisedRun::End::kInterrupted ? "interrupted" : run.failure},
          {"dir", dir}}));
   }
   out.ok = out.findings.empty();
@@ -122,20 +123,21 @@ ReadOutcome read_checkpoint_supervised(const std::string& dir, const std::string
                                        std::uint64_t max_bytes, int rank, double timeout_s) {
   SharedRegion region(sizeof(Header) + kManifestCap + max_bytes);
   ReadOutcome out;
-  out.io = supervise(dir, rank, "read", timeout_s, region, [&](drivers::WorkerChannel& ch, Header& h) {
-    auto step = [&](std::string_view what) { ch.step(what); };
-    const auto t0 = std::chrono::steady_clock::now();
-    auto manifest =
-        stack::model::read_all(dir + "/" + stack::model::kManifestName, kManifestCap, step);
-    auto shard = stack::model::read_all(dir + "/" + file, max_bytes, step);
-    h.ms = ms_since(t0);
-    h.bytes = shard.size();
-    std::byte* at = region.data() + sizeof(Header);
-    std::memcpy(at, manifest.data(), manifest.size());
-    std::memcpy(at + kManifestCap, shard.data(), shard.size());
-    h.manifest_len = manifest.size();
-    h.shard_len = shard.size();
-  });
+  out.io =
+      supervise(dir, rank, "read", timeout_s, region, [&](drivers::WorkerChannel& ch, Header& h) {
+        auto step = [&](std::string_view what) { ch.step(what); };
+        const auto t0 = std::chrono::steady_clock::now();
+        auto manifest =
+            stack::model::read_all(dir + "/" + stack::model::kManifestName, kManifestCap, step);
+        auto shard = stack::model::read_all(dir + "/" + file, max_bytes, step);
+        h.ms = ms_since(t0);
+        h.bytes = shard.size();
+        std::byte* at = region.data() + sizeof(Header);
+        std::memcpy(at, manifest.data(), manifest.size());
+        std::memcpy(at + kManifestCap, shard.data(), shard.size());
+        h.manifest_len = manifest.size();
+        h.shard_len = shard.size();
+      });
   if (out.io.ok) {
     const auto* h = reinterpret_cast<const Header*>(region.data());
     const std::byte* at = region.data() + sizeof(Header);
@@ -147,9 +149,10 @@ ReadOutcome read_checkpoint_supervised(const std::string& dir, const std::string
 
 IoOutcome remove_checkpoint_supervised(const std::string& dir, int rank, double timeout_s) {
   SharedRegion region(sizeof(Header));
-  return supervise(dir, rank, "cleanup", timeout_s, region, [&](drivers::WorkerChannel& ch, Header&) {
-    stack::model::remove_checkpoint(dir, [&](std::string_view what) { ch.step(what); });
-  });
+  return supervise(
+      dir, rank, "cleanup", timeout_s, region, [&](drivers::WorkerChannel& ch, Header&) {
+        stack::model::remove_checkpoint(dir, [&](std::string_view what) { ch.step(what); });
+      });
 }
 
 }  // namespace hn::probes::model

@@ -17,8 +17,8 @@ stack::framework::GroupKind group_kind(const std::string& name) {
 
 }  // namespace
 
-ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverrides& cli, int world_size,
-                            const formats::NodeSpec* node) {
+ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverrides& cli,
+                            int world_size, const formats::NodeSpec* node) {
   ResolvedModel r;
   formats::ModelSpec spec = profile.model.value_or(formats::ModelSpec{});
   if (!cli.layout.empty()) {

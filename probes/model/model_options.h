@@ -17,8 +17,8 @@
 #include <string>
 
 #include "compat/op_matrix.h"
-#include "probes/model/model_phase.h"
 #include "formats/profile.h"
+#include "probes/model/model_phase.h"
 
 namespace hn::probes::model {
 
@@ -40,7 +40,7 @@ struct ResolvedModel {
 // when model.planes puts a group on a plane: the group's links bind to the
 // node's address on it (nodes[].addresses), and a node without one is an
 // InputError naming the plane and the node.
-ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverrides& cli, int world_size,
-                            const formats::NodeSpec* node = nullptr);
+ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverrides& cli,
+                            int world_size, const formats::NodeSpec* node = nullptr);
 
 }  // namespace hn::probes::model

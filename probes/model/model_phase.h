@@ -86,7 +86,7 @@ struct FaultInjection {
 };
 
 struct ModelPhaseOptions {
-  formats::ModelSpec spec;                   // profile section with CLI overrides applied
+  formats::ModelSpec spec;          // profile section with CLI overrides applied
   stack::framework::Layout layout;  // resolved (spec.layout or dp = world)
   const compat::OpMatrix* matrix = nullptr;
   std::string checkpoint_dir;                // resolved; empty: no checkpoint (SKIP findings)

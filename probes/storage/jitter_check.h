@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/profile.h"
 #include "drivers/supervised_worker.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 #include "stack/l7_physical/io_workload.h"
 #include "stack/l7_physical/storage_source.h"
@@ -23,7 +23,8 @@ namespace hn::probes::storage {
 stack::physical::WorkloadConfig workload_config(const formats::JitterSpec& jitter);
 
 // Pure: the findings for one workload's result (closed-form testable).
-std::vector<reports::Finding> workload_findings(const std::string& path, const formats::JitterSpec& jitter,
+std::vector<reports::Finding> workload_findings(const std::string& path,
+                                                const formats::JitterSpec& jitter,
                                                 const stack::physical::WorkloadResult& result);
 
 // The live run; call it in a supervised worker. Skips (one SKIP finding)

@@ -45,7 +45,8 @@ Params mount_params(const formats::MountSpec& spec, const physical::MountEntry& 
           {"root", m.root}};
 }
 
-void judge_options(const formats::MountSpec& spec, const physical::MountEntry& m, drivers::WorkerChannel& out) {
+void judge_options(const formats::MountSpec& spec, const physical::MountEntry& m,
+                   drivers::WorkerChannel& out) {
   if (spec.require_options.empty() && spec.forbid_options.empty()) return;
   const auto opts = physical::effective_options(m);
   const bool ro = physical::is_read_only(m);
@@ -72,7 +73,8 @@ void judge_options(const formats::MountSpec& spec, const physical::MountEntry& m
   out.emit(make_finding("STOR-MOUNT-OPTIONS", ok ? Status::kPass : Status::kFail, spec.path, p));
 }
 
-void check_capacity(const formats::MountSpec& spec, const std::string& dir, drivers::WorkerChannel& out) {
+void check_capacity(const formats::MountSpec& spec, const std::string& dir,
+                    drivers::WorkerChannel& out) {
   if (!spec.min_free_gib && !spec.min_free_inodes) return;
   physical::FsCapacity c = physical::fs_capacity(dir, [&](std::string_view s) { out.step(s); });
   if (spec.min_free_gib) {
@@ -105,8 +107,9 @@ void check_capacity(const formats::MountSpec& spec, const std::string& dir, driv
   }
 }
 
-void round_trip(const formats::MountSpec& spec, const physical::MountEntry& m, const std::string& probe_dir,
-                const std::string& host, const std::string& scratch, drivers::WorkerChannel& out) {
+void round_trip(const formats::MountSpec& spec, const physical::MountEntry& m,
+                const std::string& probe_dir, const std::string& host, const std::string& scratch,
+                drivers::WorkerChannel& out) {
   auto step = [&](std::string_view s) { out.step(s); };
   std::vector<std::string> removed;
   try {
@@ -173,7 +176,8 @@ const physical::MountEntry* judge_mount(const formats::MountSpec& spec, const st
 }
 
 void check_mount_live(const formats::MountSpec& spec, const physical::StorageSource& source,
-                      const std::string& host, const std::string& scratch, drivers::WorkerChannel& out) {
+                      const std::string& host, const std::string& scratch,
+                      drivers::WorkerChannel& out) {
   auto step = [&](std::string_view s) { out.step(s); };
   try {
     std::string resolved = physical::resolve_path(spec.path, step);

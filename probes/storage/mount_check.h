@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/profile.h"
 #include "drivers/supervised_worker.h"
+#include "formats/profile.h"
 #include "reports/finding.h"
 #include "stack/l7_physical/mountinfo.h"
 #include "stack/l7_physical/storage_source.h"
@@ -40,7 +40,8 @@ const stack::physical::MountEntry* judge_mount(
 // the round-trip file in probe_dir (fs_ops.h scratch_name), chosen by the
 // supervisor so it can remove the file if the worker is killed.
 void check_mount_live(const formats::MountSpec& spec, const stack::physical::StorageSource& source,
-                      const std::string& host, const std::string& scratch, drivers::WorkerChannel& out);
+                      const std::string& host, const std::string& scratch,
+                      drivers::WorkerChannel& out);
 
 // Replay from a snapshot: judge_mount on the lexical path; capacity and the
 // round trip are SKIPs, since they need the live mount.

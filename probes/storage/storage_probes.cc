@@ -4,10 +4,10 @@
 
 #include <cmath>
 
+#include "drivers/supervised_worker.h"
 #include "probes/storage/jitter_check.h"
 #include "probes/storage/mount_check.h"
 #include "probes/storage/storage_findings.h"
-#include "drivers/supervised_worker.h"
 #include "reports/catalog.h"
 #include "stack/l7_physical/fs_ops.h"
 
@@ -59,9 +59,9 @@ std::vector<Finding> supervise(const std::string& probe_name, const formats::Mou
   const auto cleanup_deadline =
       std::min(kill_at - milliseconds(20), Clock::now() + kCleanupAllowance);
   std::string error;
-  bool removed =
-      drivers::run_killable([&] { physical::remove_scratch(scratch_path, [](std::string_view) {}); },
-                   cleanup_deadline, error);
+  bool removed = drivers::run_killable(
+      [&] { physical::remove_scratch(scratch_path, [](std::string_view) {}); }, cleanup_deadline,
+      error);
   if (run.end == drivers::SupervisedRun::End::kTimedOut) {
     // elapsed_ms covers the whole probe, clean-up included: what a hung
     // mount really cost the run (the README promises timeout_s + 0.5 s).
@@ -104,8 +104,9 @@ std::vector<Finding> run_mount_probe(const NodeContext& ctx, const formats::Moun
   const std::string host = ctx.sources.hostname;
   const std::string scratch = physical::scratch_name(host, getpid());
   const auto& source = *ctx.sources.storage;
-  return supervise("storage.mount " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
-                   [&](drivers::WorkerChannel& ch) { check_mount_live(spec, source, host, scratch, ch); });
+  return supervise(
+      "storage.mount " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
+      [&](drivers::WorkerChannel& ch) { check_mount_live(spec, source, host, scratch, ch); });
 }
 
 std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const formats::MountSpec& spec,
@@ -118,9 +119,10 @@ std::vector<Finding> run_jitter_probe(const NodeContext& ctx, const formats::Mou
   const std::string scratch = physical::scratch_name(host, getpid());
   const auto& source = *ctx.sources.storage;
   const formats::JitterSpec& jitter = ctx.profile->storage.jitter;
-  return supervise(
-      "storage.jitter " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
-      [&](drivers::WorkerChannel& ch) { run_jitter_live(spec, jitter, source, host, scratch, ch); });
+  return supervise("storage.jitter " + spec.path, spec, spec.probe_dir + "/" + scratch, kill_at,
+                   [&](drivers::WorkerChannel& ch) {
+                     run_jitter_live(spec, jitter, source, host, scratch, ch);
+                   });
 }
 
 std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx) {

@@ -30,9 +30,11 @@ constexpr std::chrono::milliseconds kCleanupAllowance{500};
 std::vector<Probe> storage_probes(std::shared_ptr<const NodeContext> ctx);
 
 // One probe's body, as the runner's child calls it; for tests and benches.
-std::vector<reports::Finding> run_mount_probe(const NodeContext& ctx, const formats::MountSpec& spec,
+std::vector<reports::Finding> run_mount_probe(const NodeContext& ctx,
+                                              const formats::MountSpec& spec,
                                               std::chrono::steady_clock::time_point kill_at);
-std::vector<reports::Finding> run_jitter_probe(const NodeContext& ctx, const formats::MountSpec& spec,
+std::vector<reports::Finding> run_jitter_probe(const NodeContext& ctx,
+                                               const formats::MountSpec& spec,
                                                std::chrono::steady_clock::time_point kill_at);
 
 }  // namespace hn::probes::storage

@@ -36,8 +36,8 @@ TEST_CASE("parsers are called only from the guarded entry points") {
       R"re(\b((?:ordered_)?json::parse|(?:ordered_)?json::sax_parse|toml::parse|YAML::Load\w*|YAML::Parser)\b)re");
   const fs::path root = HN_SOURCE_DIR;
   int scanned = 0;
-  for (const char* dir :
-       {"compat", "formats", "drivers", "probes", "preflight", "stack", "reports", "migrate", "gate"}) {
+  for (const char* dir : {"compat", "formats", "drivers", "probes", "preflight", "stack", "reports",
+                          "migrate", "gate"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
       const std::string ext = e.path().extension();

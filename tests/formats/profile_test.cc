@@ -70,7 +70,7 @@ storage:
     warn: {p50_ms: 2, tail_ratio: 50, write_mbps: 500}
     fail: {max_ms: 2000, read_mbps: 100}
 )",
-                                     "p.yaml");
+                                      "p.yaml");
   const auto& a = p.storage.mounts.at(0);
   CHECK(a.mountpoint);
   CHECK(a.timeout_s == 5);

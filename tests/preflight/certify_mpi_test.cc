@@ -23,9 +23,8 @@ std::string rendezvous() {
 }
 
 std::vector<std::string> certify_args(const std::string& certificate) {
-  return {HN_BINARY,         "certify", "--sizes",      "64K",        "--iters",
-          "2",               "--no-color", "--rendezvous", rendezvous(), "--certificate",
-          certificate};
+  return {HN_BINARY,    "certify",      "--sizes",    "64K",           "--iters",  "2",
+          "--no-color", "--rendezvous", rendezvous(), "--certificate", certificate};
 }
 
 }  // namespace
@@ -45,8 +44,8 @@ TEST_CASE("certify under mpirun -np 3", "[mpi]") {
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0): 1 host(s), 3 rank(s)"));
-  auto c = hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(dir.path() + "/c.json")), "c");
+  auto c = hn::reports::certificate_from_json(
+      nlohmann::json::parse(hn::test::read_file(dir.path() + "/c.json")), "c");
   CHECK(c.launcher == "mpirun");
   CHECK(c.world == 3);
 }
-

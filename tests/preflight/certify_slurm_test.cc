@@ -22,9 +22,8 @@ std::string rendezvous() {
 }
 
 std::vector<std::string> certify_args(const std::string& certificate) {
-  return {HN_BINARY,         "certify", "--sizes",      "64K",        "--iters",
-          "2",               "--no-color", "--rendezvous", rendezvous(), "--certificate",
-          certificate};
+  return {HN_BINARY,    "certify",      "--sizes",    "64K",           "--iters",  "2",
+          "--no-color", "--rendezvous", rendezvous(), "--certificate", certificate};
 }
 
 }  // namespace
@@ -41,7 +40,8 @@ TEST_CASE("certify under srun -N2", "[slurm]") {
   INFO(r.out << r.err << cluster.logs());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0)"));
-  auto c = hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(cert)), "c");
+  auto c =
+      hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(cert)), "c");
   CHECK(c.launcher == "slurm");
   CHECK(c.world == 2);
 }

@@ -36,7 +36,8 @@ std::string repeat(const std::string& s, std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("hostile input: the 4-byte stray-comma profile is exit 2 on every YAML reader and not a hang") {
+TEST_CASE(
+    "hostile input: the 4-byte stray-comma profile is exit 2 on every YAML reader and not a hang") {
   TempDir dir;
   const std::string bad = dir.write("bad.yaml", "[a],");
   const std::string where = bad + ":1:4";
@@ -58,7 +59,8 @@ TEST_CASE("hostile input: the 4-byte stray-comma profile is exit 2 on every YAML
                     where, what);
 }
 
-TEST_CASE("hostile input: ten thousand nested brackets in a --rules file is exit 2 and not SIGSEGV") {
+TEST_CASE(
+    "hostile input: ten thousand nested brackets in a --rules file is exit 2 and not SIGSEGV") {
   TempDir dir;
   const std::string rules = dir.write("deep.toml", "library = \"x\"\na = " + repeat("[", 10000));
   const std::string env = dir.write("job.env", "NCCL_IB_TIMEOUT=20\n");
@@ -131,7 +133,8 @@ TEST_CASE("hostile input: malformed YAML says where and what with the offending 
   CHECK_THAT(r.err, Catch::Contains("(at '"));
 }
 
-TEST_CASE("hostile input: JSON nested ten thousand deep is exit 2 naming the file in gate and migrate") {
+TEST_CASE(
+    "hostile input: JSON nested ten thousand deep is exit 2 naming the file in gate and migrate") {
   // Well-formed, so only the guard refuses it: without it the parser reads
   // it and the reader fails later ("must be an object"), or worse.
   TempDir dir;
@@ -139,8 +142,9 @@ TEST_CASE("hostile input: JSON nested ten thousand deep is exit 2 naming the fil
   const std::string where = deep + ":1:101";
   const std::string what = "nested more than 100 levels deep";
   const std::string examples = std::string(HN_SOURCE_DIR) + "/examples/migrate";
-  const std::vector<std::string> migrate = {"migrate", "--script", examples + "/legacy/train.sbatch",
-                                            "--profile", examples + "/cluster.yaml"};
+  const std::vector<std::string> migrate = {"migrate", "--script",
+                                            examples + "/legacy/train.sbatch", "--profile",
+                                            examples + "/cluster.yaml"};
   auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
     args.insert(args.end(), more.begin(), more.end());
     return args;

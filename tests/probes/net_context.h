@@ -43,7 +43,8 @@ struct NetFixture {
 
   probes::NodeContext context() const {
     probes::NodeContext ctx;
-    ctx.profile = std::make_shared<formats::Profile>(formats::parse_profile(profile_yaml, "p.yaml"));
+    ctx.profile =
+        std::make_shared<formats::Profile>(formats::parse_profile(profile_yaml, "p.yaml"));
     ctx.sources.physical = stack::physical::make_snapshot_source(inv);
     ctx.sources.netplane = stack::netplane::make_snapshot_netplane_source(net);
     ctx.sources.hostname = node;

@@ -120,7 +120,8 @@ TEST_CASE("certificate: a rank's figures on their own, written and read back") {
   m.phase = "model";
   Measurement nan = m;
   nan.value = std::nan("");
-  const auto back = measurements_from_json(nlohmann::json::parse(measurements_to_json({m, nan})), "rank 1");
+  const auto back =
+      measurements_from_json(nlohmann::json::parse(measurements_to_json({m, nan})), "rank 1");
   REQUIRE(back.size() == 2);
   CHECK(back[0] == m);
   CHECK(std::isnan(back[1].value));

@@ -2,8 +2,8 @@
 // trains over (SKIP naming the failure), and its deadline from the profile.
 #include <catch2/catch.hpp>
 
-#include "preflight/certify/phases.h"
 #include "formats/profile.h"
+#include "preflight/certify/phases.h"
 
 using namespace hn;
 using preflight::certify::Coordinator;

@@ -19,8 +19,8 @@ const char* kProfile =
     "  - {name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1}\n"
     "  - {name: mgmt, type: management, nic: eth0}\n";
 
-probes::NodeReadings host(const formats::Profile& p, const std::string& name, const std::string& node,
-                          const std::string& param_ip) {
+probes::NodeReadings host(const formats::Profile& p, const std::string& name,
+                          const std::string& node, const std::string& param_ip) {
   probes::NodeReadings h;
   h.name = name;
   h.spec = node.empty() ? nullptr : p.find_node(node);
@@ -63,7 +63,8 @@ TEST_CASE("cross-host: a plane NIC whose address is outside the subnet fails") {
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].code == "NET-XHOST-SUBNET");
   CHECK(bad[0].host == "h1");
-  CHECK_THAT(bad[0].message, Catch::Contains("10.11.0.2, outside the plane's subnet(s) 10.10.0.0/24"));
+  CHECK_THAT(bad[0].message,
+             Catch::Contains("10.11.0.2, outside the plane's subnet(s) 10.10.0.0/24"));
 }
 
 TEST_CASE("cross-host: two hosts resolving to one profile node fail") {
