@@ -42,11 +42,12 @@ std::map<int, Fd> accept_peer_links(int listen_fd, const Credentials& creds, int
   // (its last bytes in flight when it said so): such a link is still taken,
   // and the wait ends only when no handshake is pending.
   const std::set<int> wanted = expected;
+  bool drain = false;  // a peer gave up: finish the handshakes in flight
   auto next_check = t0;
-  while (!expected.empty() || (until.given_up && !queue.pending_fds().empty())) {
+  while (!expected.empty() || (drain && !queue.pending_fds().empty())) {
     auto now = Clock::now();
     if (until.given_up && now >= next_check && !expected.empty()) {
-      for (int r : until.given_up(expected)) expected.erase(r);
+      for (int r : until.given_up(expected)) drain = expected.erase(r) > 0 || drain;
       now = Clock::now();
       next_check = now + until.recheck;
       if (expected.empty() && queue.pending_fds().empty()) break;

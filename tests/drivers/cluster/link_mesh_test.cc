@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <future>
 #include <map>
+#include <thread>
 
 #include "drivers/cluster/link_pattern.h"
 #include "tests/preflight/certify/store_harness.h"
@@ -146,4 +147,34 @@ TEST_CASE("link mesh: a rank that cannot bind the plane says so - its peers do n
   for (const auto& o : meshes[1]->outcomes()) CHECK(o.status == "unbound");
   for (const auto& o : meshes[0]->outcomes())
     CHECK(o.status == (o.to == 1 ? "peer_unbound" : "ok"));
+}
+
+TEST_CASE("link mesh: silent strangers on a listener do not hold up a peer's link") {
+  // Rank 1 accepts rank 0. Before rank 0 connects, four strangers connect to
+  // rank 1's listener and say nothing. Handshakes run side by side, so rank
+  // 0 gets through at once; an acceptor that took one handshake at a time
+  // would hold rank 0 behind each stranger's 3 s handshake timeout (12 s,
+  // past rank 0's 5 s), so the bound below only separates "waited for a
+  // stranger" from "did not".
+  const int n = 2;
+  test::StoreHarness h(n);
+  namespace comm = stack::comm;
+  auto mesh1 =
+      std::async(std::launch::async, [&] { return LinkMesh::build(setup(h, 1, n, "links/s")); });
+  const std::string addr = h.store(0).get("links/s/addr/1", milliseconds(5000));  // ip|port|nic
+  const int port = std::stoi(addr.substr(addr.find('|') + 1));
+  comm::LinkParams lp;
+  std::vector<comm::Fd> strangers;
+  for (int i = 0; i < 4; ++i)
+    strangers.push_back(comm::connect_with_retry("127.0.0.1", port, lp, {}));
+  std::this_thread::sleep_for(milliseconds(200));  // the strangers are accepted first
+  const auto t0 = Clock::now();
+  comm::Fd fd = comm::connect_with_retry("127.0.0.1", port, lp, {});
+  comm::authenticate(fd.get(), h.creds, "certify-link", 0, 1, Clock::now() + milliseconds(5000),
+                     {});
+  const auto took = Clock::now() - t0;
+  h.store(0).set("links/s/tried/0", "1");
+  auto m1 = mesh1.get();
+  CHECK(took < milliseconds(2500));
+  CHECK(m1->connected(0));
 }
