@@ -106,7 +106,7 @@ TEST_CASE("baseline reader: strict, naming the field") {
     REQUIRE(t.find(from) != std::string::npos);
     return t.replace(t.find(from), from.size(), to);
   };
-  CHECK(error_of("{").find("base.json: not valid JSON") == 0);
+  CHECK(error_of("{").find("base.json:1:2: not valid JSON") == 0);  // where, too
   CHECK(error_of(with("\"schema_version\": 1", "\"schema_version\": 2"))
             .find("schema_version: is 2; this hnprecheck reads versions 1 to 1") !=
         std::string::npos);
