@@ -26,7 +26,7 @@ test::NetFixture node(std::map<std::string, std::string> vars, const std::string
                      addr("eth0", "10.30.0.1"),
                      addr("eth1", "10.10.0.1"),
                      addr("eth2", "10.20.0.1")};
-  for (const auto& [k, v] : vars) f.env[k] = {v, "job.env:1"};
+  for (const auto& [k, v] : vars) f.env[k] = {v, "job.env:1", ""};
   return f;
 }
 

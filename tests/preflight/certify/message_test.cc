@@ -10,7 +10,7 @@ using hn::preflight::certify::parse_message;
 TEST_CASE("certify message: a good message parses, a broken or deep one is an internal error") {
   CHECK(parse_message(R"({"phase":"links","ok":true})").at("phase") == "links");
   // Truncated, and nested past the guard's depth: never an InputError (exit 2).
-  for (const std::string bad : {std::string(R"({"phase":)"), std::string(10000, '[')}) {
+  for (const std::string& bad : {std::string(R"({"phase":)"), std::string(10000, '[')}) {
     try {
       parse_message(bad, "rank 1's result");
       FAIL("accepted: " << bad.substr(0, 20));
