@@ -672,9 +672,10 @@ class Extractor {
     for (const auto& [line, name] : mentions) {
       if (covered.count({name, line}) || read_only_lines_.count(line)) continue;
       if (!heredoc.count(line) && in_message(line_text(line), name)) continue;
-      bool in_range = std::any_of(ranges_.begin(), ranges_.end(), [&](const Range& r) {
-        return r.name == name && line >= r.lo && line <= r.hi;
-      });
+      bool in_range =
+          std::any_of(ranges_.begin(), ranges_.end(), [&name = name, line = line](const Range& r) {
+            return r.name == name && line >= r.lo && line <= r.hi;
+          });
       if (in_range) continue;
       out.notes.push_back(InputNote{
           heredoc.count(line) ? InputNote::kNotFollowed : InputNote::kUnread, name, file_, line,
