@@ -95,7 +95,7 @@ for t in "${targets[@]}"; do
     printf '%-24s %8s %10s %s\n' "$t" "$seconds" "$runs" clean
   else
     printf '%-24s %8s %10s %s\n' "$t" "$seconds" "$runs" "FAILED (exit $rc, see $log)"
-    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 >&2 || true
+    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==| in hn::' "$log" | head -20 >&2 || true
     status=1
   fi
 done
