@@ -122,17 +122,23 @@ for cfg in ("shm2", "shm4", "tcp2"):
     md += [f"\n**{cfg}** ({MD_CFG[cfg]}): medians of {reps} interleaved repeats, p10-p90 in "
            "brackets; busbw GB/s, 8 B row: latency us; ratios are ours/peer (8 B: peer/ours), "
            "> 1 means we are faster.\n",
-           "| size | ours | bound | ours/bound | Open MPI default | Open MPI best | ours/best "
+           "| size | ours | bound | ours/bound | ours, private buffers | private/bound "
+           "| Open MPI default | Open MPI best | ours/best "
            "| Open MPI best settings | Gloo default | Gloo best | ours/best | Gloo best settings "
-           "| floors |", "|" + "---|" * 13]
+           "| floors |", "|" + "---|" * 15]
     for z in sizes:
         lat = z <= 8
         o = stats(cfg, "ours", "", z)
         b = stats(cfg, "bound", "", z)
+        pv = stats(cfg, "ours", "private", z)
         line = {"size": z, "metric": "latency_us" if lat else "busbw_gbps", "ours": o, "bound": b,
-                "ours_over_bound": None if lat or not b else ratio(o, b, False)}
+                "ours_over_bound": None if lat or not b else ratio(o, b, False),
+                "ours_private": pv,
+                "private_over_bound": None if lat or not b else ratio(pv, b, False)}
         print(f'{z:>10} B  ours {fmt(o)}' +
-              ("" if lat or not b else f'   bound {fmt(b)}  ours/bound {r2(line["ours_over_bound"])}'))
+              ("" if lat or not b else f'   bound {fmt(b)}  ours/bound {r2(line["ours_over_bound"])}') +
+              ("" if not pv else f'   private buffers {fmt(pv)}' +
+               ("" if lat or not b else f' ({r2(line["private_over_bound"])} of the bound)')))
         for tool, name in (("mpi", "Open MPI"), ("gloo", "Gloo")):
             d = stats(cfg, tool, default_of(cfg, tool), z)
             bs, bst = best_of(cfg, tool, z)
@@ -163,7 +169,8 @@ for cfg in ("shm2", "shm4", "tcp2"):
               (f"   WRONG ELEMENTS: {wrong}" if wrong else ""))
         out.append(line)
         md.append(f"| {size_name(z)} | {mfmt(o)} | {'-' if lat else mfmt(b)} | "
-                  f"{'-' if lat else r2(line['ours_over_bound'])} | " +
+                  f"{'-' if lat else r2(line['ours_over_bound'])} | {mfmt(pv)} | "
+                  f"{'-' if lat or not pv else r2(line['private_over_bound'])} | " +
                   " | ".join(f"{mfmt(line[t]['default'])} ({r2(line[t]['ours_vs_default'])}) | "
                              f"{mfmt(line[t]['best'])} | {r2(line[t]['ours_vs_best'])} | "
                              f"{line[t]['best_settings'] or '-'}" for t in ("mpi", "gloo")) +

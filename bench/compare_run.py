@@ -37,6 +37,11 @@ GROUPS = [(8, 8, 2, 2000, 200), (65536, 1048576, 4, 50, 5), (4194304, 16777216, 
 if os.environ.get("COMPARE_QUICK"):  # a smoke test of the script: two sizes, few calls
     GROUPS = [(8, 8, 2, 20, 2), (65536, 262144, 4, 5, 1)]
 PLAN = ",".join(":".join(str(x) for x in g) for g in GROUPS)
+# Gloo's busy-polled (sync) pairs write a whole chunk with a blocking send
+# before reading: with both ranks of its ring doing so, chunks larger than the
+# loopback socket buffers deadlock until Gloo's own timeout ("Write timeout",
+# seen at 64 MiB). That mode is measured up to 1 MiB, where it can run.
+BUSYPOLL_PLAN = ",".join(":".join(str(x) for x in g) for g in GROUPS if g[1] <= 1 << 20)
 BOUND_PLAN = [g for g in GROUPS if g[0] > 8]
 
 # The glibc tunables a peer may get: no fresh mmap (and its page faults) for
@@ -125,12 +130,16 @@ class Runner:
         return n
 
     # --- the tools ---------------------------------------------------------
-    def ours(self, cfg, phase, rep):
+    def ours(self, cfg, phase, rep, buffers="window"):
+        """buffers: window (the bench's default: on shm the allreduce reads the
+        peers' buffers in place) or private (heap buffers, copied through the
+        rings, as a framework's tensors are)."""
         lines = []
         for (lo, hi, f, iters, warm) in GROUPS:
             json_path = os.path.join(self.a.out, f"ours-{cfg}.json")
             args = ["bench", "--op", "allreduce", "-b", str(lo), "-e", str(hi), "-f", str(f),
-                    "--iters", str(iters), "--warmup", str(warm), "--json", json_path]
+                    "--iters", str(iters), "--warmup", str(warm), "--json", json_path,
+                    "--buffers", buffers]
             if cfg in ("shm2", "shm4"):
                 ok = self.run([BIN] + args + ["--local-ranks", cfg[-1], "--transport", "shm"])
             else:
@@ -143,7 +152,7 @@ class Runner:
                 continue
             for r in json.load(open(json_path))["rows"]:
                 lines.append(f'{r["size"]} {r["time_us"]} {r["busbw_gbps"]} {r["wrong"]}')
-        self.rows("\n".join(lines), phase, cfg, "ours", "", rep)
+        self.rows("\n".join(lines), phase, cfg, "ours", "" if buffers == "window" else buffers, rep)
 
     def bound(self, cfg, phase, rep):
         lines = []
@@ -201,6 +210,7 @@ class Runner:
     def gloo(self, cfg, s, phase, rep):
         env = {"GLIBC_TUNABLES": MALLOC_TUNED} if s["malloc"] == "tuned" else {}
         drv = os.path.join(PEERS, "gloo_allreduce")
+        plan = BUSYPOLL_PLAN if s["mode"] == "busypoll" else PLAN
         store = tempfile.mkdtemp(prefix="hn-gloo-")
         try:
             if cfg in ("shm2", "shm4"):
@@ -210,11 +220,11 @@ class Runner:
                     # Pinned like ours: rank r on the r-th CPU when there are enough.
                     pin = ["taskset", "-c", str(self.cpus[r])] if n <= len(self.cpus) else []
                     e = dict(os.environ, GLOO_RANK=str(r), GLOO_SIZE=str(n), **env)
-                    procs.append(subprocess.Popen(pin + [drv, PLAN, store, "127.0.0.1", s["algo"], s["mode"]],
+                    procs.append(subprocess.Popen(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"]],
                                                   env=e, stdout=subprocess.DEVNULL,
                                                   stderr=subprocess.DEVNULL))
                 pin = ["taskset", "-c", str(self.cpus[0])] if n <= len(self.cpus) else []
-                out = self.run(pin + [drv, PLAN, store, "127.0.0.1", s["algo"], s["mode"]],
+                out = self.run(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"]],
                                dict(env, GLOO_RANK="0", GLOO_SIZE=str(n)))
                 for p in procs:
                     try:
@@ -226,7 +236,7 @@ class Runner:
                 out = self.tcp_pair(
                     lambda r: ["env", f"GLOO_RANK={r}", "GLOO_SIZE=2"] +
                               [f"{k}={v}" for k, v in env.items()] +
-                              ["taskset", "-c", str(self.cpus[r % len(self.cpus)]), drv, PLAN,
+                              ["taskset", "-c", str(self.cpus[r % len(self.cpus)]), drv, plan,
                                store, f"10.77.0.{r + 1}", s["algo"], s["mode"]])
         finally:
             shutil.rmtree(store, ignore_errors=True)
@@ -316,6 +326,8 @@ def main():
     for rep in range(1, a.repeats + 1):
         for cfg in cfgs:
             r.ours(cfg, "measure", rep)
+            if cfg != "tcp2":  # over TCP windows are plain memory: the same path
+                r.ours(cfg, "measure", rep, "private")
             if cfg != "tcp2":
                 r.bound(cfg, "measure", rep)
             for s in finalists[(cfg, "mpi")]:

@@ -1,7 +1,6 @@
 #include "compat/op_sources.h"
 
-#include <zlib.h>
-
+#include "compat/gzip_input.h"
 #include "compat/input_error.h"
 #include "compat/onnx_reader.h"
 #include "compat/op_list_reader.h"
@@ -27,46 +26,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool gzipped(const std::string& bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-         static_cast<unsigned char>(bytes[1]) == 0x8b;
-}
-
-// torch.profiler writes *.pt.trace.json.gz; inflated here, within the same
-// size cap as any model file.
-std::string gunzip(const std::string& bytes, const std::string& path) {
-  z_stream z{};
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-    throw InputError(path, 0, 0, "", "cannot start gzip decompression");
-  std::string out;
-  char buf[1 << 16];
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  z.avail_in = static_cast<uInt>(bytes.size());
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      inflateEnd(&z);
-      throw InputError(path, 0, 0, "",
-                       "not a valid gzip file (" + std::string(z.msg ? z.msg : "corrupt data") +
-                           ") after " + std::to_string(out.size()) + " bytes");
-    }
-    out.append(buf, sizeof buf - z.avail_out);
-    if (out.size() > kMaxModelBytes) {
-      inflateEnd(&z);
-      throw InputError(path, 0, 0, "", "decompresses to more than the size limit for models");
-    }
-    if (rc != Z_STREAM_END && z.avail_in == 0 && z.avail_out != 0) {
-      inflateEnd(&z);
-      throw InputError(path, 0, 0, "", "truncated gzip file");
-    }
-  }
-  inflateEnd(&z);
-  return out;
-}
-
 // The content decides where it is clear (JSON is a trace, binary is ONNX);
 // the name decides between the text formats.
 SourceFormat sniff(const std::string& path, const std::string& bytes) {
@@ -86,7 +45,8 @@ SourceFormat sniff(const std::string& path, const std::string& bytes) {
 
 OpInventory read_op_source(const std::string& path, SourceFormat format) {
   std::string bytes = read_text_file(path, kMaxModelBytes);
-  if (gzipped(bytes)) bytes = gunzip(bytes, path);
+  // torch.profiler writes *.pt.trace.json.gz.
+  if (is_gzip(bytes)) bytes = gunzip(bytes, path);
   if (format == SourceFormat::kAuto) format = sniff(path, bytes);
   // Only models and traces may be as large as kMaxModelBytes; an op list is
   // hand-written and held to the limit of every other input.

@@ -97,6 +97,29 @@ void sum_over_ranks(comm::Communicator& c, long long& a, long long& b) {
   b = out[1];
 }
 
+// One of the bench's buffers: a window of the communicator (collective to
+// make and sized once for the whole sweep) or private heap memory.
+class BenchBuffer {
+ public:
+  BenchBuffer(comm::Communicator& c, bool window, std::size_t bytes) : c_(c) {
+    if (window)
+      window_ = static_cast<std::byte*>(c.alloc_window(bytes));
+    else
+      heap_.resize(bytes);
+  }
+  ~BenchBuffer() {
+    if (window_) c_.free_window(window_);
+  }
+  BenchBuffer(const BenchBuffer&) = delete;
+  BenchBuffer& operator=(const BenchBuffer&) = delete;
+  std::byte* data() { return window_ ? window_ : heap_.data(); }
+
+ private:
+  comm::Communicator& c_;
+  std::byte* window_ = nullptr;
+  std::vector<std::byte> heap_;
+};
+
 }  // namespace
 
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor) {
@@ -122,15 +145,22 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
   const ReduceOp op = cfg.options.op;
   const std::size_t esz = stack::op::dtype_size(t);
   std::vector<BenchRow> rows;
-  std::vector<std::byte> in[2], out;
+  const std::vector<std::size_t> sizes = sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.factor);
+  std::size_t in_max = 1, out_max = 1;  // bytes, for the largest size
+  for (std::size_t size : sizes) {
+    const std::size_t count = coll.count_for(size, n, esz);
+    in_max = std::max(in_max, coll.in_elems(count, n) * esz + 1);
+    out_max = std::max(out_max, coll.out_elems(count, n) * esz + 1);
+  }
+  BenchBuffer in[2] = {{c, cfg.window_buffers, in_max}, {c, cfg.window_buffers, in_max}};
+  BenchBuffer out(c, cfg.window_buffers, out_max);
   std::size_t z = 0;
-  for (std::size_t size : sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.factor)) {
+  for (std::size_t size : sizes) {
     BenchRow row;
     row.count = coll.count_for(size, n, esz);
     row.bytes = coll.bytes_for(row.count, n, esz);
     const std::size_t in_elems = coll.in_elems(row.count, n);
-    for (auto& b : in) b.resize(in_elems * esz + 1);
-    out.resize(coll.out_elems(row.count, n) * esz + 1);
+    const std::size_t out_size = coll.out_elems(row.count, n) * esz + 1;
 
     // The warm-up and timed calls alternate between inputs A and B.
     const bv::Values values[2] = {{t, op, n, stamp(z, 0)}, {t, op, n, stamp(z, 1)}};
@@ -174,7 +204,7 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
       const bv::Values fresh(t, op, n, stamp(z, 2));
       const BenchCall call{fresh, r, n, root, row.count};
       fill(coll, call, t, in[0].data(), in_elems);
-      std::memset(out.data(), 0xa5, out.size());
+      std::memset(out.data(), 0xa5, out_size);
       coll.run(c, in[0].data(), out.data(), row.count, call_options());
       long long full = count_wrong(coll, call, t, out.data());
       sum_over_ranks(c, full, spot_wrong);

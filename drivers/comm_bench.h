@@ -44,6 +44,10 @@ struct BenchConfig {
   double factor = 2;
   int iters = 20, warmup = 5;
   bool check = true;
+  // The buffers come from Communicator::alloc_window (on shm the allreduce
+  // then reads the peers' buffers in place); false: private heap memory, as
+  // a framework's tensors are.
+  bool window_buffers = true;
   stack::comm::Options options;  // dtype, redop, algorithm, root, timeout
   // When set, no measured call outlives it: each call's timeout is the time
   // left (options.timeout still caps it), so a sweep of many calls ends by the

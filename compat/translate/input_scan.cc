@@ -3,10 +3,13 @@
 // that carry the process-group timeout (shell_input.h).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "compat/input_error.h"
 #include "compat/translate/shell_input.h"
 
 namespace hn::compat::translate {
@@ -94,11 +97,19 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
       while (v < l.size() && (l[v] == ' ' || l[v] == '\t')) ++v;
       size_t e = v;
       while (e < l.size() && (std::isdigit(static_cast<unsigned char>(l[e])) || l[e] == '.')) ++e;
-      if (e == v) continue;
+      const std::string value = l.substr(v, e - v);
+      // Dots alone ("--distributed_timeout_minutes.x") are another word, not
+      // this flag with a value.
+      if (value.find_first_of("0123456789") == std::string::npos) continue;
+      double minutes = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), minutes);
+      if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(minutes))
+        throw InputError(file, static_cast<int>(i) + 1, static_cast<int>(v) + 1, s.flag,
+                         "expected a number of minutes, got '" + value + "'");
       FrameworkFlag f;
       f.flag = s.flag;
-      f.value = l.substr(v, e - v);
-      f.seconds = std::stod(f.value) * s.unit_s;
+      f.value = value;
+      f.seconds = minutes * s.unit_s;
       f.file = file;
       f.line = static_cast<int>(i) + 1;
       f.source = s.source;

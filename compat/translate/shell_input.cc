@@ -110,9 +110,10 @@ void safety_net(const std::string& text, const std::string& file, const HeredocL
   for (const auto& [line, name] : mentions) {
     if (covered.count({name, line}) || record.read_only_lines.count(line)) continue;
     if (!heredoc.count(line) && in_message(line_text(text, line), name)) continue;
-    bool in_range = std::any_of(
-        record.nested.begin(), record.nested.end(),
-        [&](const NameLines& r) { return r.name == name && line >= r.lo && line <= r.hi; });
+    bool in_range = std::any_of(record.nested.begin(), record.nested.end(),
+                                [&name = name, line = line](const NameLines& r) {
+                                  return r.name == name && line >= r.lo && line <= r.hi;
+                                });
     if (in_range) continue;
     out.notes.push_back(InputNote{
         heredoc.count(line) ? InputNote::kNotFollowed : InputNote::kUnread, name, file, line,

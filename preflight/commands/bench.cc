@@ -98,6 +98,12 @@ Parsed parse_options(const po::variables_map& vm) {
   c.options.algorithm =
       parse("--algo", [&] { return comm::algorithm_from_string(vm["algo"].as<std::string>()); });
   c.options.root = vm["root"].as<int>();
+  {
+    const std::string b = vm["buffers"].as<std::string>();
+    if (b != "window" && b != "private")
+      bad("--buffers", "must be window or private, not '" + b + "'");
+    c.window_buffers = b == "window";
+  }
   c.iters = vm["iters"].as<int>();
   c.warmup = vm["warmup"].as<int>();
   c.check = !vm["no-check"].as<bool>();
@@ -153,6 +159,13 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
      << " rank(s), transport " << comm::to_string(c.transport()) << ", algorithm "
      << comm::to_string(o.algorithm) << ", iters " << p.cfg.iters << ", warmup " << p.cfg.warmup
      << "\n";
+  if (c.size() > 1)
+    os << "# buffers: "
+       << (!p.cfg.window_buffers ? "private (heap; shm copies through the rings)"
+           : c.transport() == comm::TransportKind::kShm
+               ? "window (shared memory: allreduce from 64 KiB reads peers' buffers in place)"
+               : "window (plain memory over tcp)")
+       << "\n";
   if (p.cfg.check)
     os << "# check: inputs differ per rank, element and call; " << drivers::kSpotChecks
        << " elements of every call, and all of one more call per size\n";
@@ -199,6 +212,7 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                       {"ranks", c.size()},
                       {"transport", comm::to_string(c.transport())},
                       {"algorithm", comm::to_string(o.algorithm)},
+                      {"buffers", p.cfg.window_buffers ? "window" : "private"},
                       {"dtype", stack::op::to_string(o.dtype)},
                       {"redop", stack::op::to_string(o.op)},
                       {"iters", p.cfg.iters},
@@ -347,6 +361,9 @@ Command bench() {
         "untimed iterations per size")(
         "algo", po::value<std::string>()->default_value("auto")->value_name("A"),
         "auto, ring or rd (recursive doubling / binomial tree)")(
+        "buffers", po::value<std::string>()->default_value("window")->value_name("B"),
+        "window (Communicator::alloc_window: on shm, allreduce reads peers' buffers in place) "
+        "or private (heap memory, as a framework's tensors)")(
         "root", po::value<int>()->default_value(0)->value_name("R"),
         "root of broadcast and reduce")(
         "transport", po::value<std::string>()->default_value("auto")->value_name("T"),

@@ -5,6 +5,7 @@
 
 #include "stack/l3_comm/blocks.h"
 #include "stack/l3_comm/collectives.h"
+#include "stack/l3_comm/direct_allreduce.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l4_operator/reduce.h"
 
@@ -204,6 +205,11 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
     return;
   }
   Algorithm a = o.algorithm;
+  // Buffers in shm windows on every rank: read them in place. windows() is
+  // the same on every rank (windows are collective), so all try or none.
+  if (a == Algorithm::kAuto && bytes >= kDirectMinBytes && c.windows() &&
+      try_direct_allreduce(c, send, recv, count, o))
+    return;
   if (a == Algorithm::kAuto)
     a = bytes < latency_crossover_bytes(c) ? Algorithm::kRecursiveDoubling : Algorithm::kRing;
   if (a == Algorithm::kRing)

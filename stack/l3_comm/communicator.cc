@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <exception>
@@ -183,6 +184,7 @@ void Communicator::connect_all(const ErrorContext& ctx) {
 }
 
 Communicator::~Communicator() {
+  for (auto& [p, len] : local_windows_) munmap(p, len);
   if (parent_ && device_) {  // a group with links of its own: no more interrupts for them
     Communicator* root = parent_;
     while (root->parent_) root = root->parent_;
@@ -230,6 +232,28 @@ std::vector<std::string> Communicator::rejections() const {
   auto links = link_rejections_.kept();
   out.insert(out.end(), links.begin(), links.end());
   return out;
+}
+
+void* Communicator::alloc_window(std::size_t bytes) {
+  if (transport_ == TransportKind::kShm && opt_.world > 1) {
+    if (!windows_) windows_ = std::make_unique<shm::WindowTable>();
+    return windows_->allocate(store(), opt_.rank, opt_.world, bytes, opt_.timeout);
+  }
+  const std::size_t len = std::max<std::size_t>((bytes + 4095) / 4096 * 4096, 4096);
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  local_windows_.emplace_back(p, len);
+  return p;
+}
+
+void Communicator::free_window(void* p) {
+  for (auto it = local_windows_.begin(); it != local_windows_.end(); ++it)
+    if (it->first == p) {
+      munmap(it->first, it->second);
+      local_windows_.erase(it);
+      return;
+    }
+  if (windows_) windows_->release(p);
 }
 
 Store& Communicator::store() {

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "stack/l3_comm/progress.h"
+#include "stack/l3_comm/shm/window.h"
 #include "stack/l3_comm/tcp_store_client.h"
 #include "stack/l3_comm/tcp_store_server.h"
 
@@ -40,6 +41,7 @@ class Communicator;
 namespace testing {  // fault_injection.h: test-only faults in the data path
 enum class Fault : int;
 void set_fault(Communicator& c, Fault f);
+Fault active_fault(const Communicator& c);
 class FaultPause;
 }  // namespace testing
 
@@ -104,6 +106,23 @@ class Communicator {
     schedule_.clear(t, o, opt_.world);
     return schedule_;
   }
+  // A buffer of `bytes` that collectives may read in place on every rank of
+  // this host (shm/window.h): with the shm transport, an allreduce whose send
+  // and recv buffers lie in windows on every rank reads the peers' buffers
+  // directly instead of copying through the rings. Collective: every rank
+  // calls it in the same order with the same size. Over TCP (or alone) it is
+  // plain page-aligned memory. Zero filled. Throws LinkError/TimeoutError
+  // (shm) or std::bad_alloc. free_window() is local, but every rank must free
+  // a window before any rank passes a buffer in it to a collective again.
+  void* alloc_window(std::size_t bytes);
+  void free_window(void* p);
+  // Allreduces that ran on the direct path (direct_allreduce.h) so far.
+  std::uint64_t direct_calls() const { return direct_calls_; }
+  void count_direct_call() { ++direct_calls_; }
+  // This rank's shm windows; null when it has none.
+  const shm::WindowTable* windows() const {
+    return windows_ && !windows_->empty() ? windows_.get() : nullptr;
+  }
   // n ints of scratch, kept between calls (contents unspecified).
   std::vector<int>& index_scratch(std::size_t n) {
     index_scratch_.resize(n);
@@ -129,6 +148,7 @@ class Communicator {
   // The parent's abort state for a sub-communicator: a death reaches every group.
   const AbortState& aborts() const { return parent_ ? parent_->aborts() : abort_; }
   friend void testing::set_fault(Communicator& c, testing::Fault f);
+  friend testing::Fault testing::active_fault(const Communicator& c);
   friend class testing::FaultPause;
   void on_watch_event(int dead_rank, const std::string& reason);
   void connect_all(const ErrorContext& ctx);
@@ -146,6 +166,9 @@ class Communicator {
   ErrorContext run_ctx_;
   const char* run_op_ = nullptr;  // the operation run_ctx_ names
   std::vector<std::byte> scratch_[4];
+  std::unique_ptr<shm::WindowTable> windows_;
+  std::uint64_t direct_calls_ = 0;
+  std::vector<std::pair<void*, std::size_t>> local_windows_;  // not shm: plain mappings
   std::vector<int> index_scratch_;
   std::mutex watched_mu_;
   std::vector<Device*> watched_;    // sub-communicators' own devices (root only)

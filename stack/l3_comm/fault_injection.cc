@@ -29,6 +29,10 @@ void set_fault(Communicator& c, Fault f) {
   c.fault_ = static_cast<int>(f);
 }
 
+Fault active_fault(const Communicator& c) {
+  return c.fault_paused_ ? Fault::kNone : static_cast<Fault>(c.fault_);
+}
+
 FaultPause::FaultPause(Communicator& c) : c_(c) {
   ++c_.fault_paused_;
 }

@@ -44,6 +44,10 @@ std::string_view to_string(Fault f);
 // Arms f on every later collective of c (kNone disarms). Test code only.
 void set_fault(Communicator& c, Fault f);
 
+// The fault c's next collective runs with (kNone while paused): for data
+// paths that move bytes without a schedule (direct_allreduce.cc).
+Fault active_fault(const Communicator& c);
+
 // While one exists, c's collectives run without the fault: a verifier's own
 // bookkeeping (barriers, the sum of wrong elements over ranks) must not be
 // corrupted by the fault it is looking for. Free when no fault is set.

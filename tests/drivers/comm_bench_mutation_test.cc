@@ -1,6 +1,8 @@
 // Mutation tests of the bench's verification: with each test-only fault
 // (stack/l3_comm/fault_injection.h) switched on, every collective, every
 // dtype and every size that holds data reports #wrong > 0; with none, 0.
+// Over shm both data paths are covered: window buffers (allreduce reads the
+// peers' buffers in place from 64 KiB) and private ones (the rings).
 // A stale buffer must also be caught by the spot checks of the timed calls,
 // which only works because every call has inputs of its own.
 #include <catch2/catch.hpp>
@@ -19,6 +21,10 @@ using comm::testing::Fault;
 using hn::stack::op::DType;
 
 namespace {
+
+// Window buffers (the bench's default): on shm, allreduce from 64 KiB takes
+// the direct path; private buffers keep it on the rings.
+bool g_window_buffers = true;
 
 void sweep(comm::Communicator& c) {
   for (Fault f : {Fault::kNone, Fault::kOffByOneChunk, Fault::kStaleBuffer, Fault::kWrongReduceOp,
@@ -42,6 +48,7 @@ void sweep(comm::Communicator& c) {
         cfg.iters = 2;
         cfg.warmup = 1;
         cfg.options.dtype = dtype;
+        cfg.window_buffers = g_window_buffers;
         cfg.options.root = c.size() - 1;
         cfg.options.timeout = std::chrono::milliseconds(60000);
         for (const BenchRow& row : run_bench(c, cfg)) {
@@ -80,6 +87,11 @@ TEST_CASE("bench mutations: shm 3 ranks") {
 }
 TEST_CASE("bench mutations: shm 4 ranks") {
   run(comm::TransportKind::kShm, 4);
+}
+TEST_CASE("bench mutations: shm 2 ranks, private buffers (the ring path)") {
+  g_window_buffers = false;
+  run(comm::TransportKind::kShm, 2);
+  g_window_buffers = true;
 }
 TEST_CASE("bench mutations: tcp 2 ranks") {
   run(comm::TransportKind::kTcp, 2);

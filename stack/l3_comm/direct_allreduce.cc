@@ -1,0 +1,129 @@
+#include "stack/l3_comm/direct_allreduce.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "stack/l3_comm/fault_injection.h"
+#include "stack/l4_operator/reduce.h"
+
+namespace hn::stack::comm {
+
+namespace {
+
+using op::ReduceOp;
+
+// Where one rank's buffers are: window ids and offsets (kNone: not in a window).
+struct Where {
+  std::uint64_t send_id, send_off, recv_id, recv_off;
+};
+constexpr std::uint64_t kNone = ~std::uint64_t{0};
+
+// Every rank sends `mine` (bytes) to every other and receives theirs into
+// `theirs` (one slot of `bytes` per rank). Runs without an armed test fault:
+// the fault is applied to the data below, never to this bookkeeping.
+void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes,
+              const Options& o) {
+  testing::FaultPause pause(c);
+  Schedule& s = c.schedule(o.dtype, o.op);
+  const int n = c.size(), r = c.rank();
+  for (int k = 1; k < n; ++k) {
+    const int to = (r + k) % n, from = (r - k + n) % n;
+    s.send(to, mine, bytes);
+    s.recv(from, static_cast<std::byte*>(theirs) + static_cast<std::size_t>(from) * bytes, bytes);
+  }
+  c.run(s, "allreduce (direct)", o.timeout);
+}
+
+}  // namespace
+
+bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
+                          const Options& o) {
+  const shm::WindowTable* w = c.windows();
+  const int n = c.size(), r = c.rank();
+  const auto un = static_cast<std::size_t>(n), ur = static_cast<std::size_t>(r);
+  const std::size_t esz = op::dtype_size(o.dtype), bytes = count * esz;
+  Where mine{kNone, 0, kNone, 0};
+  if (w) {
+    auto s = w->find(send, bytes), d = w->find(recv, bytes);
+    if (s && d) mine = {s->id, s->offset, d->id, d->offset};
+  }
+  // (1) Where everyone's buffers are. Every rank looks at the same table, so
+  // every rank returns the same.
+  auto* all = reinterpret_cast<Where*>(c.scratch(2, un * sizeof(Where)));
+  all[ur] = mine;
+  exchange(c, &mine, all, sizeof(Where), o);
+  auto** in = reinterpret_cast<const std::byte**>(c.scratch(3, 2 * un * sizeof(void*)));
+  for (std::size_t q = 0; q < un; ++q) {
+    const Where& e = all[q];
+    if (e.send_id == kNone) return false;
+    if (q == ur) {
+      in[q] = static_cast<const std::byte*>(send);
+      in[un + q] = static_cast<const std::byte*>(recv);
+      continue;
+    }
+    const std::byte* sb = w->peer_base(e.send_id, static_cast<int>(q));
+    const std::byte* rb = w->peer_base(e.recv_id, static_cast<int>(q));
+    if (!sb || !rb) return false;  // cannot happen when windows are used as documented
+    in[q] = sb + e.send_off;
+    in[un + q] = rb + e.recv_off;
+  }
+
+  const auto fault = testing::active_fault(c);
+  ReduceOp rop = o.op;
+  if (fault == testing::Fault::kWrongReduceOp)
+    rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
+  const bool stale = fault == testing::Fault::kStaleBuffer;
+  // Blocks start on 64-byte boundaries (whole vectors, no shared cache line).
+  const std::size_t align = std::max<std::size_t>(1, 64 / esz);
+  const std::size_t per = ((count + un - 1) / un + align - 1) / align * align;
+  auto block = [&](std::size_t b, std::size_t& off, std::size_t& len) {
+    const std::size_t lo = std::min(count, per * b);
+    off = lo * esz;
+    len = std::min(count, lo + per) - lo;
+  };
+  auto* out = static_cast<std::byte*>(recv);
+
+  // (2) Reduce block r: our own input first (in place it is the
+  // accumulator), then every other rank's in rank order.
+  std::size_t off, len;
+  block(ur, off, len);
+  if (len && !stale) {
+    bool first = true;
+    for (std::size_t q = 0; q < un; ++q) {
+      if (q == ur) continue;
+      if (first)
+        op::reduce_to(o.dtype, rop, out + off, in[ur] + off, in[q] + off, len);
+      else
+        op::reduce_into(o.dtype, rop, out + off, in[q] + off, len);
+      first = false;
+    }
+    if (o.op == ReduceOp::kAvg) op::finalize_avg(o.dtype, out + off, len, n);
+  }
+  const std::uint64_t token = 1;
+  auto* tokens = reinterpret_cast<std::uint64_t*>(c.scratch(2, un * sizeof(std::uint64_t)));
+  exchange(c, &token, tokens, sizeof token, o);
+
+  // (3) Copy every other block from the rank that reduced it; the last one
+  // is the one a "dropped slice" or "off by one" fault breaks.
+  const std::size_t last = (ur + un - 1) % un;
+  for (std::size_t k = 1; k < un; ++k) {
+    const std::size_t q = (ur + k) % un;
+    block(q, off, len);
+    if (!len || stale) continue;
+    const std::byte* src = in[un + q] + off;
+    if (q == last && fault == testing::Fault::kDroppedSlice) continue;
+    if (q == last && fault == testing::Fault::kOffByOneChunk) {
+      if (len > 1) std::memmove(out + off + esz, src, (len - 1) * esz);
+      continue;
+    }
+    op::copy_bytes(out + off, src, len * esz);
+  }
+  exchange(c, &token, tokens, sizeof token, o);
+  if (fault == testing::Fault::kZeroedOutput) std::memset(out, 0, bytes);
+  c.count_direct_call();
+  return true;
+}
+
+}  // namespace hn::stack::comm

@@ -1,0 +1,175 @@
+// The direct allreduce (stack/l3_comm/direct_allreduce.h) over shm windows:
+// ranks {2,3,4,5} x sizes around and above the threshold x every dtype x
+// every op x in place or not, against closed-form values (expected.h), and
+// that the direct path really ran (Communicator::direct_calls). Also: a rank
+// whose buffers are private makes every rank fall back to the ring together;
+// over TCP windows are plain memory; each test fault breaks the direct path
+// in its own way (so the bench's #wrong can see it).
+#include "stack/l3_comm/direct_allreduce.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "stack/l3_comm/fault_injection.h"
+#include "tests/stack/l3_comm/expected.h"
+#include "tests/stack/l3_comm/rank_harness.h"
+
+using namespace hn::stack::comm;
+using hn::stack::op::dtype_size;
+using hn::stack::op::ReduceOp;
+using hn::test::expected_value;
+using hn::test::get;
+using hn::test::input_value;
+using hn::test::put;
+
+namespace {
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error(what);
+}
+
+// Bytes per buffer: the largest count below in the widest dtype.
+constexpr std::size_t kCounts[] = {kDirectMinBytes / 8, kDirectMinBytes / 4 + 3, (1u << 18) + 5};
+constexpr std::size_t kWindowBytes = ((1u << 18) + 5) * 8;
+
+void matrix(Communicator& c) {
+  const int n = c.size(), r = c.rank();
+  auto* in = static_cast<std::byte*>(c.alloc_window(kWindowBytes));
+  auto* out = static_cast<std::byte*>(c.alloc_window(kWindowBytes));
+  std::uint64_t expected_direct = 0;
+  for (auto dtype : hn::stack::op::kAllDTypes)
+    for (auto op :
+         {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kAvg})
+      for (std::size_t count : kCounts)
+        for (bool inplace : {false, true}) {
+          const std::size_t esz = dtype_size(dtype);
+          Options o;
+          o.dtype = dtype;
+          o.op = op;
+          for (std::size_t i = 0; i < count; ++i) put(dtype, in, i, input_value(op, r, i));
+          std::memset(out, 0x5a, count * esz);
+          std::byte* dst = inplace ? in : out;
+          allreduce(c, in, dst, count, o);
+          if (count * esz >= kDirectMinBytes) ++expected_direct;
+          std::ostringstream what;
+          what << to_string(dtype) << " " << to_string(op) << " count=" << count
+               << (inplace ? " in place" : "") << " on " << n << " ranks";
+          for (std::size_t i = 0; i < count; ++i) {
+            const double want = expected_value(op, dtype, n, i), got = get(dtype, dst, i);
+            if (got != want) {
+              what << ": element " << i << " is " << got << ", expected " << want;
+              throw std::runtime_error(what.str());
+            }
+          }
+        }
+  expect(c.direct_calls() == expected_direct,
+         "direct path ran " + std::to_string(c.direct_calls()) + " times, expected " +
+             std::to_string(expected_direct));
+  c.free_window(in);
+  c.free_window(out);
+}
+
+void run(int ranks, TransportKind t, void (*fn)(Communicator&)) {
+  hn::test::RankSetup setup;
+  setup.transport = t;
+  auto res = hn::test::run_ranks(ranks, setup, fn);
+  INFO("rank " << res.first_failed_rank << ": " << res.first_failure);
+  REQUIRE(res.exit_code == 0);
+}
+
+// Rank 0 passes private buffers: nobody may take the direct path.
+void mixed(Communicator& c) {
+  const std::size_t count = 1u << 16;
+  std::vector<float> priv_in(count), priv_out(count);
+  auto* win_in = static_cast<float*>(c.alloc_window(count * 4));
+  auto* win_out = static_cast<float*>(c.alloc_window(count * 4));
+  float* in = c.rank() == 0 ? priv_in.data() : win_in;
+  float* out = c.rank() == 0 ? priv_out.data() : win_out;
+  for (std::size_t i = 0; i < count; ++i) in[i] = static_cast<float>(c.rank() + 1 + i % 7);
+  allreduce(c, in, out, count, Options{});
+  const int n = c.size();
+  for (std::size_t i = 0; i < count; ++i)
+    expect(out[i] == static_cast<float>(n * (n + 1) / 2 + n * static_cast<int>(i % 7)),
+           "mixed buffers: element " + std::to_string(i));
+  expect(c.direct_calls() == 0, "a rank with private buffers, yet the direct path ran");
+  // The same buffers in windows everywhere: now it does.
+  std::memcpy(win_in, in, count * 4);
+  allreduce(c, win_in, win_out, count, Options{});
+  expect(c.direct_calls() == 1, "all buffers in windows, yet the direct path did not run");
+}
+
+// Over TCP a window is plain memory and the ring runs.
+void over_tcp(Communicator& c) {
+  const std::size_t count = 1u << 16;
+  auto* in = static_cast<float*>(c.alloc_window(count * 4));
+  auto* out = static_cast<float*>(c.alloc_window(count * 4));
+  for (std::size_t i = 0; i < count; ++i) in[i] = static_cast<float>(c.rank() + 1);
+  allreduce(c, in, out, count, Options{});
+  expect(out[count - 1] == 3, "tcp: wrong sum");
+  expect(c.windows() == nullptr && c.direct_calls() == 0, "tcp: no shm windows, no direct path");
+  c.free_window(in);
+  c.free_window(out);
+}
+
+constexpr float kStale = -7;
+
+// Two ranks, 64 KiB: what each fault does to the direct path.
+void faults(Communicator& c) {
+  using testing::Fault;
+  const std::size_t count = kDirectMinBytes / 4, half = count / 2;
+  auto* in = static_cast<float*>(c.alloc_window(count * 4));
+  auto* out = static_cast<float*>(c.alloc_window(count * 4));
+  auto sum = [](std::size_t i) { return static_cast<float>(3 + 20 * (i % 100)); };
+  auto go = [&](Fault f) {
+    for (std::size_t i = 0; i < count; ++i) {
+      in[i] = static_cast<float>(c.rank() + 1 + 10 * (i % 100));
+      out[i] = kStale;
+    }
+    testing::set_fault(c, f);
+    allreduce(c, in, out, count, Options{});
+    testing::set_fault(c, Fault::kNone);
+  };
+  // The block this rank copies from its peer.
+  const std::size_t lo = c.rank() == 0 ? half : 0;
+  go(Fault::kNone);
+  for (std::size_t i = 0; i < count; ++i) expect(out[i] == sum(i), "clean run is right");
+  go(Fault::kZeroedOutput);
+  for (std::size_t i = 0; i < count; ++i) expect(out[i] == 0, "zeroed output is all zeros");
+  go(Fault::kStaleBuffer);
+  for (std::size_t i = 0; i < count; ++i) expect(out[i] == kStale, "stale buffer untouched");
+  go(Fault::kWrongReduceOp);
+  for (std::size_t i = 0; i < count; ++i)
+    expect(out[i] == static_cast<float>(2 + 10 * (i % 100)), "wrong op gives the max");
+  go(Fault::kDroppedSlice);
+  for (std::size_t i = lo; i < lo + half; ++i) expect(out[i] == kStale, "dropped block is stale");
+  go(Fault::kOffByOneChunk);
+  expect(out[lo] == kStale, "off by one: the first element of the block keeps its old value");
+  for (std::size_t i = lo + 1; i < lo + half; ++i)
+    expect(out[i] == sum(i - 1), "off by one: element k lands at k+1");
+  expect(c.direct_calls() == 6, "every fault ran on the direct path");
+}
+
+}  // namespace
+
+TEST_CASE("direct allreduce matrix over shm windows") {
+  for (int ranks : {2, 3, 4, 5}) {
+    INFO(ranks << " ranks");
+    run(ranks, TransportKind::kShm, matrix);
+  }
+}
+
+TEST_CASE("a rank with private buffers makes every rank use the ring") {
+  run(3, TransportKind::kShm, mixed);
+}
+
+TEST_CASE("windows over tcp are plain memory") {
+  run(2, TransportKind::kTcp, over_tcp);
+}
+
+TEST_CASE("each test fault breaks the direct path in its own way") {
+  run(2, TransportKind::kShm, faults);
+}
