@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "stack/l3_comm/fault_injection.h"
@@ -65,7 +67,13 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
     }
     const std::byte* sb = w->peer_base(e.send_id, static_cast<int>(q));
     const std::byte* rb = w->peer_base(e.recv_id, static_cast<int>(q));
-    if (!sb || !rb) return false;  // cannot happen when windows are used as documented
+    // A peer's window this rank has released (or never mapped): the program
+    // broke alloc_window's contract, and falling back here alone would leave
+    // the others waiting, so say so at once.
+    if (!sb || !rb)
+      throw std::logic_error("allreduce: rank " + std::to_string(q) +
+                             " passed a window this rank has released; every rank must free a "
+                             "window before any rank uses it again");
     in[q] = sb + e.send_off;
     in[un + q] = rb + e.recv_off;
   }

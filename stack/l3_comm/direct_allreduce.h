@@ -27,7 +27,9 @@
 
 namespace hn::stack::comm {
 
-// Smallest message (bytes) that tries the direct path. Measured; see README "Tuning".
+// Smallest message (bytes) that tries the direct path: the shm crossover
+// below which recursive doubling already costs less than the three
+// exchanges of the direct path. Not tuned on its own yet (README "Tuning").
 inline constexpr std::size_t kDirectMinBytes = 64u << 10;
 
 bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,

@@ -54,6 +54,9 @@ TEST_CASE("bench: bad options and malformed launcher variables exit 2, naming th
   CHECK(r.exit_code == 2);
   r = cli({"bench", "--transport", "rdma"});
   CHECK(r.exit_code == 2);
+  r = cli({"bench", "--buffers", "pinned"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--buffers"));
   r = cli({"bench", "-e", "64"}, {"SLURM_PROCID=1", "SLURM_NTASKS=two"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("SLURM_NTASKS"));
@@ -67,6 +70,19 @@ TEST_CASE("bench: bad options and malformed launcher variables exit 2, naming th
   r = cli({"bench", "-b", "8", "-e", "256M", "-f", "1.0001"});  // the sweep would be cut
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--stepfactor"));
+}
+
+TEST_CASE("bench: --buffers private runs the ring path and says so") {
+  for (const char* b : {"window", "private"}) {
+    auto r = cli({"bench", "--local-ranks", "2", "--transport", "shm", "-b", "64K", "-e", "256K",
+                  "-f", "4", "--buffers", b, "--json", "-"});
+    INFO(b << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("buffers") == b);
+    for (const auto& row : j.at("rows")) CHECK(row.at("wrong") == 0);
+    CHECK_THAT(r.err, Catch::Contains(std::string("# buffers: ") + b));
+  }
 }
 
 TEST_CASE("bench: a single rank runs without a launcher") {
