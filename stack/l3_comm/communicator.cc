@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -20,6 +21,26 @@ namespace hn::stack::comm {
 [[noreturn]] void rethrow_in_parent_ranks(const std::vector<int>& ranks, const std::string& group);
 
 namespace {
+
+// Whether a "key(s) still missing" message names one of `rank`'s own keys
+// (host/3, addr/3, seg/3, mapped/3: every per-rank key ends in /<rank>).
+bool names_rank_key(const std::string& missing, int rank) {
+  const std::string tail = "/" + std::to_string(rank);
+  for (std::size_t at = missing.find(tail); at != std::string::npos;
+       at = missing.find(tail, at + 1)) {
+    const std::size_t end = at + tail.size();
+    if (end == missing.size() || !std::isdigit(static_cast<unsigned char>(missing[end])))
+      return true;
+  }
+  return false;
+}
+
+// A LinkError's detail starts with its kind ("timeout: ..."); a rethrow with
+// more text adds the kind again.
+std::string without_kind(const std::string& detail) {
+  const std::string kind = std::string(LinkError::kind_name(LinkError::Kind::kTimeout)) + ": ";
+  return detail.rfind(kind, 0) == 0 ? detail.substr(kind.size()) : detail;
+}
 
 // The rendezvous is the launcher's address (MASTER_ADDR, --rendezvous), like
 // torch's TCPStore: its connections keep the link budget and retries but not
@@ -126,11 +147,20 @@ Communicator::Communicator(CommOptions options) : opt_(std::move(options)) {
   } catch (const LinkError& e) {
     // A broken rendezvous is often the echo of the real cause, which the
     // watch channel reports (the job failed to form, a rank died): prefer it.
-    for (int i = 0; i < 30 && !abort_.is_set() && client_; ++i)
+    // Not over our own timeout, though: a key still missing from the
+    // rendezvous is first-hand, while a peer that left is only the cause when
+    // the missing key is its own. Otherwise it gave up at its own, nearly
+    // equal timeout, waiting for the same absent rank.
+    const auto* timeout = dynamic_cast<const TimeoutError*>(&e);
+    for (int i = 0; i < 30 && !abort_.is_set() && client_ && !timeout; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (client_) client_->close(false);
     // Rank 0 of a job that failed to form keeps telling latecomers why.
     if (server_ && server_->failed()) server_->linger_after_failure(Clock::now() + opt_.timeout);
+    if (abort_.is_set() && timeout && abort_.dead_rank() >= 0 &&
+        !names_rank_key(timeout->detail(), abort_.dead_rank()))
+      throw TimeoutError(without_kind(timeout->detail()) + "; meanwhile " + abort_.reason(),
+                         timeout->context());
     if (abort_.is_set() && !dynamic_cast<const AuthError*>(&e)) throw_aborted(abort_, ctx);
     throw;
   } catch (...) {

@@ -8,12 +8,12 @@
 
 #include <future>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <set>
 
 #include <unistd.h>
 
 #include "reports/certificate.h"
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
@@ -33,8 +33,7 @@ std::vector<std::string> args(std::vector<std::string> a) {
 }
 
 std::string free_rendezvous() {
-  std::random_device rd;
-  return "127.0.0.1:" + std::to_string(34000 + rd() % 4000);
+  return hn::test::free_loopback_rendezvous();
 }
 
 hn::reports::Certificate certificate(const std::string& path) {

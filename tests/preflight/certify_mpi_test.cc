@@ -6,9 +6,8 @@
 
 #include <unistd.h>
 
-#include <random>
-
 #include "reports/certificate.h"
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/skip.h"
 #include "tests/support/temp_dir.h"
@@ -18,8 +17,7 @@ namespace {
 const char* kToken = "HN_TOKEN=6a0c4d1e9a7b3c2d8e6f4a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d";
 
 std::string rendezvous() {
-  std::random_device rd;
-  return "127.0.0.1:" + std::to_string(38000 + rd() % 3000);
+  return hn::test::free_loopback_rendezvous();
 }
 
 std::vector<std::string> certify_args(const std::string& certificate) {

@@ -8,10 +8,10 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/skip.h"
 #include "tests/support/temp_dir.h"
@@ -29,8 +29,7 @@ const std::vector<std::string> kEnv = {
     "OMPI_MCA_rmaps_base_oversubscribe=1", "HN_TOKEN=0123456789abcdef0123456789abcdef"};
 
 std::string rendezvous() {
-  std::random_device rd;
-  return "127.0.0.1:" + std::to_string(31000 + rd() % 3000);
+  return hn::test::free_loopback_rendezvous();
 }
 
 std::string require_mpirun() {

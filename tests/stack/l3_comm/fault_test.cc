@@ -109,6 +109,34 @@ TEST_CASE("a rank with a wrong token never joins: it is refused and the others n
   CHECK((o2.kind == "timeout" || (o2.kind == "peer-died" && o2.dead_rank == 0)));
 }
 
+TEST_CASE("a rank that gives up first does not hide the absent rank from the others") {
+  // Rank 2 times out first waiting for rank 1 (refused: wrong token) and
+  // leaves. Rank 0 must still report what it saw first-hand, the missing
+  // rank and the refusal, with rank 2's departure only as context; once this
+  // was "rank 2 died", which sent people to the wrong node.
+  hn::test::TempDir dir;
+  const int n = 3, port = free_port();
+  const std::chrono::milliseconds timeouts[] = {std::chrono::milliseconds(4000),
+                                                std::chrono::milliseconds(3000),
+                                                std::chrono::milliseconds(1000)};
+  std::vector<pid_t> pids;
+  for (int r = 0; r < n; ++r)
+    pids.push_back(
+        spawn_rank(rank_env(r, n, port, "token-test", r == 1 ? kOtherStrongToken : kStrongToken),
+                   TransportKind::kTcp, timeouts[r], dir.path() + "/r" + std::to_string(r),
+                   [](Communicator& c) { barrier(c); }));
+  for (int r = 0; r < n; ++r) REQUIRE(wait_for(pids[r], std::chrono::seconds(20)));
+  Outcome o2 = read_outcome(dir.path() + "/r2");
+  INFO("rank 2: " << o2.message);
+  CHECK(o2.kind == "timeout");
+  Outcome o0 = read_outcome(dir.path() + "/r0");
+  INFO("rank 0: " << o0.message);
+  CHECK(o0.kind == "timeout");
+  CHECK(o0.message.find("host/1") != std::string::npos);
+  CHECK(o0.message.find("wrong job token") != std::string::npos);
+  CHECK(o0.message.find("rank 2 died") != std::string::npos);
+}
+
 TEST_CASE("two jobs on one rendezvous port never mix: the second is refused and the first runs") {
   hn::test::TempDir dir;
   const int port = free_port();
