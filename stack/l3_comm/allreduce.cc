@@ -207,7 +207,7 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
   Algorithm a = o.algorithm;
   // Buffers in shm windows on every rank: read them in place. windows() is
   // the same on every rank (windows are collective), so all try or none.
-  if (a == Algorithm::kAuto && bytes >= kDirectMinBytes && c.windows() &&
+  if (a == Algorithm::kAuto && bytes >= direct_min_bytes(c.size()) && c.windows() &&
       try_direct_allreduce(c, send, recv, count, o))
     return;
   if (a == Algorithm::kAuto)

@@ -40,6 +40,14 @@ void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes
 
 }  // namespace
 
+std::size_t direct_min_bytes(int ranks) {
+  return ranks == 2 ? std::size_t{4} << 10 : 64u << 10;
+}
+
+std::size_t read_all_max_bytes(int ranks) {
+  return ranks == 2 ? std::size_t{256} << 10 : 0;
+}
+
 bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                           const Options& o) {
   const shm::WindowTable* w = c.windows();
@@ -92,6 +100,36 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
     len = std::min(count, lo + per) - lo;
   };
   auto* out = static_cast<std::byte*>(recv);
+  const std::size_t last = (ur + un - 1) % un;
+
+  // Every rank sees the same table, so all choose the same way.
+  bool in_place = false;
+  for (std::size_t q = 0; q < un; ++q)
+    in_place |= all[q].send_id == all[q].recv_id && all[q].send_off < all[q].recv_off + bytes &&
+                all[q].recv_off < all[q].send_off + bytes;
+  if (bytes <= read_all_max_bytes(n) && !in_place) {
+    // Small: every rank reduces every block itself, in rank order so that
+    // all ranks get the same bits. No rank reads another's output, so the
+    // "my block is reduced" exchange goes away; only "I have read your input"
+    // remains before anyone returns. Not in place, where a rank's output
+    // would overwrite the input its peers are reading.
+    for (std::size_t b = 0; b < un && !stale; ++b) {
+      std::size_t off, len;
+      block(b, off, len);
+      if (!len || (b == last && fault == testing::Fault::kDroppedSlice)) continue;
+      std::byte* dst = out + off;
+      if (b == last && fault == testing::Fault::kOffByOneChunk) dst += esz, --len;
+      op::reduce_to(o.dtype, rop, dst, in[0] + off, in[1] + off, len);
+      for (std::size_t q = 2; q < un; ++q) op::reduce_into(o.dtype, rop, dst, in[q] + off, len);
+      if (o.op == ReduceOp::kAvg) op::finalize_avg(o.dtype, dst, len, n);
+    }
+    const std::uint64_t token = 1;
+    auto* tokens = reinterpret_cast<std::uint64_t*>(c.scratch(2, un * sizeof(std::uint64_t)));
+    exchange(c, &token, tokens, sizeof token, o);
+    if (fault == testing::Fault::kZeroedOutput) std::memset(out, 0, bytes);
+    c.count_direct_call();
+    return true;
+  }
 
   // (2) Reduce block r: our own input first (in place it is the
   // accumulator), then every other rank's in rank order.
@@ -115,7 +153,6 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
 
   // (3) Copy every other block from the rank that reduced it; the last one
   // is the one a "dropped slice" or "off by one" fault breaks.
-  const std::size_t last = (ur + un - 1) % un;
   for (std::size_t k = 1; k < un; ++k) {
     const std::size_t q = (ur + k) % un;
     block(q, off, len);

@@ -10,8 +10,10 @@
 // every other rank where its buffers are, or that they are not in windows;
 // (2) "my block is reduced"; (3) "I have read your output", so no rank
 // returns (and lets its caller overwrite its buffers) while a peer still
-// reads them. The exchanges run on the progress engine, so deadlines, dead
-// peers and aborts behave as in every other collective.
+// reads them. Small messages between 2 ranks skip (2): each rank reduces
+// the whole message from both inputs (read_all_max_bytes), unless a rank
+// works in place, where its output would overwrite an input being read. The exchanges run on the
+// progress engine, so deadlines, dead peers and aborts behave as in every other collective.
 //
 // try_direct_allreduce() returns false, having moved no data, when any
 // rank's send or recv buffer is not inside one of its windows: every rank
@@ -27,10 +29,18 @@
 
 namespace hn::stack::comm {
 
-// Smallest message (bytes) that tries the direct path: the shm crossover
-// below which recursive doubling already costs less than the three
-// exchanges of the direct path. Not tuned on its own yet (README "Tuning").
-inline constexpr std::size_t kDirectMinBytes = 64u << 10;
+// Smallest message (bytes) that tries the direct path. Measured here
+// (README "Tuning"): with 2 ranks the direct path's two exchanges beat one
+// recursive-doubling step from 4 KiB; with more ranks (oversubscribed on a
+// 2-CPU machine, where every exchange may cost a wake-up) from 64 KiB.
+std::size_t direct_min_bytes(int ranks);
+
+// Largest message (bytes) that every rank reduces whole from all inputs, in
+// rank order (two exchanges), rather than block-wise with a copy phase
+// (three). It reads every input once per rank, so it pays only with 2 ranks,
+// where that is the same traffic: up to 256 KiB (measured: ahead to 256 KiB,
+// level at 512 KiB, behind from 1 MiB). 0 for more ranks.
+std::size_t read_all_max_bytes(int ranks);
 
 bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                           const Options& o);

@@ -33,7 +33,9 @@ void expect(bool ok, const std::string& what) {
 }
 
 // Bytes per buffer: the largest count below in the widest dtype.
-constexpr std::size_t kCounts[] = {kDirectMinBytes / 8, kDirectMinBytes / 4 + 3, (1u << 18) + 5};
+// 1000 straddles the 2-rank threshold (2-8 KB by dtype), 16387 the larger
+// one and stays in the read-all range, the last takes the block path.
+constexpr std::size_t kCounts[] = {1000, 16387, (1u << 18) + 5};
 constexpr std::size_t kWindowBytes = ((1u << 18) + 5) * 8;
 
 void matrix(Communicator& c) {
@@ -54,7 +56,7 @@ void matrix(Communicator& c) {
           std::memset(out, 0x5a, count * esz);
           std::byte* dst = inplace ? in : out;
           allreduce(c, in, dst, count, o);
-          if (count * esz >= kDirectMinBytes) ++expected_direct;
+          if (count * esz >= direct_min_bytes(n)) ++expected_direct;
           std::ostringstream what;
           what << to_string(dtype) << " " << to_string(op) << " count=" << count
                << (inplace ? " in place" : "") << " on " << n << " ranks";
@@ -117,10 +119,13 @@ void over_tcp(Communicator& c) {
 
 constexpr float kStale = -7;
 
-// Two ranks, 64 KiB: what each fault does to the direct path.
-void faults(Communicator& c) {
+// Two ranks: what each fault does to the direct path, where every rank
+// reduces the whole message (64 KiB) and where each reduces its block and
+// copies the other from its peer (past read_all_max_bytes).
+void faults_at(Communicator& c, std::size_t count) {
   using testing::Fault;
-  const std::size_t count = kDirectMinBytes / 4, half = count / 2;
+  const std::size_t half = count / 2;
+  const std::uint64_t before = c.direct_calls();
   auto* in = static_cast<float*>(c.alloc_window(count * 4));
   auto* out = static_cast<float*>(c.alloc_window(count * 4));
   auto sum = [](std::size_t i) { return static_cast<float>(3 + 20 * (i % 100)); };
@@ -150,7 +155,14 @@ void faults(Communicator& c) {
   expect(out[lo] == kStale, "off by one: the first element of the block keeps its old value");
   for (std::size_t i = lo + 1; i < lo + half; ++i)
     expect(out[i] == sum(i - 1), "off by one: element k lands at k+1");
-  expect(c.direct_calls() == 6, "every fault ran on the direct path");
+  expect(c.direct_calls() - before == 6, "every fault ran on the direct path");
+  c.free_window(in);
+  c.free_window(out);
+}
+
+void faults(Communicator& c) {
+  faults_at(c, (64u << 10) / 4);
+  faults_at(c, 2 * read_all_max_bytes(c.size()) / 4);
 }
 
 }  // namespace
