@@ -6,6 +6,7 @@
 #include "stack/l3_comm/blocks.h"
 #include "stack/l3_comm/collectives.h"
 #include "stack/l3_comm/direct_allreduce.h"
+#include "stack/l3_comm/flat_allreduce.h"
 #include "stack/l3_comm/shm/device.h"
 #include "stack/l4_operator/reduce.h"
 
@@ -213,6 +214,10 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
   if (a == Algorithm::kAuto && bytes >= direct_min_bytes(c.size()) && c.windows() &&
       try_direct_allreduce(c, send, recv, count, o))
     return;
+  if (a == Algorithm::kAuto && use_flat_allreduce(c, bytes)) {
+    flat_allreduce(c, send, recv, count, o);
+    return;
+  }
   if (a == Algorithm::kAuto)
     a = bytes < latency_crossover_bytes(c) ? Algorithm::kRecursiveDoubling : Algorithm::kRing;
   if (a == Algorithm::kRing)

@@ -38,7 +38,42 @@ void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes
   c.run(s, "allreduce (direct)", o.timeout);
 }
 
+// Elements per block: blocks start on 64-byte boundaries (whole vectors, no
+// shared cache line between the ranks that write them).
+std::size_t block_elems(std::size_t count, std::size_t ranks, std::size_t esz) {
+  const std::size_t align = std::max<std::size_t>(1, 64 / esz);
+  return ((count + ranks - 1) / ranks + align - 1) / align * align;
+}
+
 }  // namespace
+
+void reduce_all_inputs(const Options& o, testing::Fault fault, int n, int rank,
+                       const std::byte* const* in, std::byte* out, std::size_t count) {
+  const std::size_t un = static_cast<std::size_t>(n), esz = op::dtype_size(o.dtype);
+  if (fault == testing::Fault::kStaleBuffer) return;
+  ReduceOp rop = o.op;
+  if (fault == testing::Fault::kWrongReduceOp)
+    rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
+  // The block a "dropped slice" or "off by one" fault breaks: the one the
+  // block-wise path copies last (see try_direct_allreduce).
+  const std::size_t last = (static_cast<std::size_t>(rank) + un - 1) % un;
+  const std::size_t per = block_elems(count, un, esz);
+  for (std::size_t b = 0; b < un; ++b) {
+    const std::size_t lo = std::min(count, per * b), off = lo * esz;
+    std::size_t len = std::min(count, lo + per) - lo;
+    if (!len || (b == last && fault == testing::Fault::kDroppedSlice)) continue;
+    std::byte* dst = out + off;
+    if (b == last && fault == testing::Fault::kOffByOneChunk) dst += esz, --len;
+    if (n == 1) {
+      std::memmove(dst, in[0] + off, len * esz);
+      continue;
+    }
+    op::reduce_to(o.dtype, rop, dst, in[0] + off, in[1] + off, len);
+    for (std::size_t q = 2; q < un; ++q) op::reduce_into(o.dtype, rop, dst, in[q] + off, len);
+    if (o.op == ReduceOp::kAvg) op::finalize_avg(o.dtype, dst, len, n);
+  }
+  if (fault == testing::Fault::kZeroedOutput) std::memset(out, 0, count * esz);
+}
 
 std::size_t direct_min_bytes(int ranks) {
   return ranks == 2 ? std::size_t{4} << 10 : 64u << 10;
@@ -91,9 +126,7 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
   if (fault == testing::Fault::kWrongReduceOp)
     rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
   const bool stale = fault == testing::Fault::kStaleBuffer;
-  // Blocks start on 64-byte boundaries (whole vectors, no shared cache line).
-  const std::size_t align = std::max<std::size_t>(1, 64 / esz);
-  const std::size_t per = ((count + un - 1) / un + align - 1) / align * align;
+  const std::size_t per = block_elems(count, un, esz);
   auto block = [&](std::size_t b, std::size_t& off, std::size_t& len) {
     const std::size_t lo = std::min(count, per * b);
     off = lo * esz;
@@ -108,25 +141,14 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
     in_place |= all[q].send_id == all[q].recv_id && all[q].send_off < all[q].recv_off + bytes &&
                 all[q].recv_off < all[q].send_off + bytes;
   if (bytes <= read_all_max_bytes(n) && !in_place) {
-    // Small: every rank reduces every block itself, in rank order so that
-    // all ranks get the same bits. No rank reads another's output, so the
-    // "my block is reduced" exchange goes away; only "I have read your input"
-    // remains before anyone returns. Not in place, where a rank's output
-    // would overwrite the input its peers are reading.
-    for (std::size_t b = 0; b < un && !stale; ++b) {
-      std::size_t off, len;
-      block(b, off, len);
-      if (!len || (b == last && fault == testing::Fault::kDroppedSlice)) continue;
-      std::byte* dst = out + off;
-      if (b == last && fault == testing::Fault::kOffByOneChunk) dst += esz, --len;
-      op::reduce_to(o.dtype, rop, dst, in[0] + off, in[1] + off, len);
-      for (std::size_t q = 2; q < un; ++q) op::reduce_into(o.dtype, rop, dst, in[q] + off, len);
-      if (o.op == ReduceOp::kAvg) op::finalize_avg(o.dtype, dst, len, n);
-    }
+    // Small: every rank reduces every block itself. No rank reads another's
+    // output, so the "my block is reduced" exchange goes away; only "I have
+    // read your input" remains before anyone returns. Not in place, where a
+    // rank's output would overwrite the input its peers are reading.
+    reduce_all_inputs(o, fault, n, r, in, out, count);
     const std::uint64_t token = 1;
     auto* tokens = reinterpret_cast<std::uint64_t*>(c.scratch(2, un * sizeof(std::uint64_t)));
     exchange(c, &token, tokens, sizeof token, o);
-    if (fault == testing::Fault::kZeroedOutput) std::memset(out, 0, bytes);
     c.count_direct_call();
     return true;
   }

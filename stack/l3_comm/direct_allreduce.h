@@ -26,6 +26,7 @@
 #include <cstddef>
 
 #include "stack/l3_comm/collectives.h"
+#include "stack/l3_comm/fault_injection.h"
 
 namespace hn::stack::comm {
 
@@ -41,6 +42,13 @@ std::size_t direct_min_bytes(int ranks);
 // where that is the same traffic: up to 256 KiB (measured: ahead to 256 KiB,
 // level at 512 KiB, behind from 1 MiB). 0 for more ranks.
 std::size_t read_all_max_bytes(int ranks);
+
+// Reduces n inputs (in[0..n-1], in rank order, so every rank that calls it
+// gets the same bits) of `count` elements into out, with the armed test
+// fault applied as the direct path applies it. Shared by the direct path's
+// small case and flat_allreduce. out may not overlap any input.
+void reduce_all_inputs(const Options& o, testing::Fault fault, int n, int rank,
+                       const std::byte* const* in, std::byte* out, std::size_t count);
 
 bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                           const Options& o);

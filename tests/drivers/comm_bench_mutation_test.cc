@@ -1,8 +1,9 @@
 // Mutation tests of the bench's verification: with each test-only fault
 // (stack/l3_comm/fault_injection.h) switched on, every collective, every
 // dtype and every size that holds data reports #wrong > 0; with none, 0.
-// Over shm both data paths are covered: window buffers (allreduce reads the
-// peers' buffers in place from 64 KiB) and private ones (the rings).
+// Over shm every data path is covered: window buffers (allreduce reads the
+// peers' buffers in place, from 4 KiB with 2 ranks and 64 KiB with more),
+// private ones (the rings), and the flat path of tiny messages (3-4 ranks).
 // A stale buffer must also be caught by the spot checks of the timed calls,
 // which only works because every call has inputs of its own.
 #include <catch2/catch.hpp>
@@ -22,8 +23,8 @@ using hn::stack::op::DType;
 
 namespace {
 
-// Window buffers (the bench's default): on shm, allreduce from 64 KiB takes
-// the direct path; private buffers keep it on the rings.
+// Window buffers (the bench's default): on shm, allreduce takes the direct
+// path (direct_min_bytes); private buffers keep it on the rings.
 bool g_window_buffers = true;
 
 void sweep(comm::Communicator& c) {

@@ -1,0 +1,143 @@
+// The flat allreduce (stack/l3_comm/flat_allreduce.h): ranks {3,4,5,8} x
+// sizes up to its 4 KiB limit x every dtype x every op x in place or not,
+// against closed-form values (expected.h); when allreduce chooses it; that
+// every rank gets the same bits from arbitrary floats (the rank-order
+// reduction); and that each test fault makes some rank's output wrong.
+#include "stack/l3_comm/flat_allreduce.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "stack/l3_comm/fault_injection.h"
+#include "tests/stack/l3_comm/expected.h"
+#include "tests/stack/l3_comm/rank_harness.h"
+
+using namespace hn::stack::comm;
+using hn::stack::op::DType;
+using hn::stack::op::dtype_size;
+using hn::stack::op::ReduceOp;
+using hn::test::expected_value;
+using hn::test::get;
+using hn::test::input_value;
+using hn::test::put;
+
+namespace {
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error(what);
+}
+
+void matrix(Communicator& c) {
+  const int n = c.size(), r = c.rank();
+  std::vector<std::byte> in(4096), out(4096);
+  for (auto dtype : hn::stack::op::kAllDTypes)
+    for (auto op : hn::stack::op::kAllReduceOps)
+      for (std::size_t count : {std::size_t{1}, std::size_t{7}, 4096 / dtype_size(dtype)})
+        for (bool inplace : {false, true}) {
+          for (std::size_t i = 0; i < count; ++i) put(dtype, in.data(), i, input_value(op, r, i));
+          std::memset(out.data(), 0x5a, out.size());
+          std::byte* dst = inplace ? in.data() : out.data();
+          Options o;
+          o.dtype = dtype;
+          o.op = op;
+          allreduce(c, in.data(), dst, count, o);
+          for (std::size_t i = 0; i < count; ++i) {
+            const double want = expected_value(op, dtype, n, i), got = get(dtype, dst, i);
+            if (got != want) {
+              std::ostringstream what;
+              what << to_string(dtype) << " " << to_string(op) << " count=" << count
+                   << (inplace ? " in place" : "") << " on " << n << " ranks: element " << i
+                   << " is " << got << ", expected " << want;
+              throw std::runtime_error(what.str());
+            }
+          }
+        }
+}
+
+// Floats whose sum depends on the order of addition: every rank must still
+// hold the same bits, which a per-rank reduction order would break.
+void same_bits(Communicator& c) {
+  const std::size_t count = 1000;
+  std::mt19937 rng(1234u + static_cast<unsigned>(c.rank()));
+  std::uniform_real_distribution<float> d(-1e6f, 1e6f);
+  std::vector<float> in(count), out(count);
+  for (auto& x : in) x = d(rng) * (c.rank() % 2 ? 1e-6f : 1.0f);
+  allreduce(c, in.data(), out.data(), count, Options{});
+  std::uint32_t h = 2166136261u;  // FNV-1a over the output's bytes
+  for (std::size_t i = 0; i < count * sizeof(float); ++i)
+    h = (h ^ std::to_integer<std::uint32_t>(reinterpret_cast<std::byte*>(out.data())[i])) *
+        16777619u;
+  double lo = h, hi = h;
+  Options o;
+  o.dtype = DType::kF64;
+  o.op = ReduceOp::kMin;
+  allreduce(c, &lo, &lo, 1, o);
+  o.op = ReduceOp::kMax;
+  allreduce(c, &hi, &hi, 1, o);
+  expect(lo == hi, "ranks hold different bits after allreduce");
+}
+
+void faults(Communicator& c) {
+  using testing::Fault;
+  const int n = c.size();
+  for (Fault f : testing::kAllFaults)
+    for (std::size_t count :
+         {std::size_t{1}, std::size_t{2}, std::size_t{100}, std::size_t{1024}}) {
+      std::vector<float> in(count), out(count);
+      // Per-call values, so a stale output cannot match.
+      for (int call = 0; call < 2; ++call) {
+        for (std::size_t i = 0; i < count; ++i)
+          in[i] = static_cast<float>(c.rank() + 1 + 10 * call + 100 * (i % 50));
+        testing::set_fault(c, f);
+        allreduce(c, in.data(), out.data(), count, Options{});
+        testing::set_fault(c, Fault::kNone);
+      }
+      double wrong = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        if (out[i] != static_cast<float>(n * (n + 1) / 2 + n * (10 + 100 * (i % 50)))) ++wrong;
+      Options o;
+      o.dtype = DType::kF64;
+      allreduce(c, &wrong, &wrong, 1, o);
+      expect(wrong > 0, std::string(testing::to_string(f)) + " at count " + std::to_string(count) +
+                            " left every output right");
+    }
+}
+
+void choice(Communicator& c) {
+  const bool flat = c.transport() == TransportKind::kShm && c.size() >= 3 && c.size() <= 8;
+  expect(use_flat_allreduce(c, 8) == flat, "8 B");
+  expect(use_flat_allreduce(c, 4096) == flat, "4 KiB");
+  expect(!use_flat_allreduce(c, 4097), "past 4 KiB");
+}
+
+void run(int ranks, TransportKind t, void (*fn)(Communicator&)) {
+  hn::test::RankSetup setup;
+  setup.transport = t;
+  auto res = hn::test::run_ranks(ranks, setup, fn);
+  INFO(ranks << " ranks, rank " << res.first_failed_rank << ": " << res.first_failure);
+  REQUIRE(res.exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("flat allreduce matrix") {
+  for (int ranks : {3, 4, 5, 8}) run(ranks, TransportKind::kShm, matrix);
+}
+
+TEST_CASE("flat allreduce: every rank holds the same bits") {
+  for (int ranks : {3, 5}) run(ranks, TransportKind::kShm, same_bits);
+}
+
+TEST_CASE("flat allreduce: each test fault makes an output wrong") {
+  for (int ranks : {3, 4}) run(ranks, TransportKind::kShm, faults);
+}
+
+TEST_CASE("flat allreduce: chosen on shm for 3 to 8 ranks up to 4 KiB only") {
+  for (int ranks : {2, 3, 8, 9}) run(ranks, TransportKind::kShm, choice);
+  run(3, TransportKind::kTcp, choice);
+}
