@@ -1,12 +1,15 @@
-// A loopback TCP port that is free right now, chosen by the kernel.
+// A loopback TCP port for a rendezvous that child processes will bind.
 //
-// Tests that hand a rendezvous address to child processes used to pick a
-// random port in 31000-41000; that range overlaps Linux's ephemeral range
-// (32768-60999), so under ctest -j an outgoing connection of another test
-// could hold the port and the store's bind failed. Binding port 0 asks the
-// kernel for one nobody holds; the socket is closed before returning, so a
-// window remains, but only against another bind of the same fresh port.
-// Throws std::runtime_error if no socket can be bound.
+// The port is chosen at random below Linux's ephemeral range
+// (/proc/sys/net/ipv4/ip_local_port_range, 32768-60999 by default) and
+// checked free by binding it once. Below that range no outgoing connection
+// of a test running in parallel can take it, which both earlier schemes
+// allowed: a random port in 31000-41000 overlapped the range (mpi_test
+// failed in CI), and a kernel-chosen port (bind to 0) lies inside it and was
+// taken by another socket between the check and the child's bind
+// (certify_cli_test failed in CI). A window remains only against another
+// test drawing the same random port within it.
+// Throws std::runtime_error if no free port is found in 200 draws.
 #pragma once
 
 #include <string>
