@@ -163,7 +163,8 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
     os << "# buffers: "
        << (!p.cfg.window_buffers ? "private (heap; shm copies through the rings)"
            : c.transport() == comm::TransportKind::kShm
-               ? "window (shared memory: allreduce from 64 KiB reads peers' buffers in place)"
+               ? "window (shared memory: allreduce from 4 KiB with 2 ranks, 64 KiB with more, "
+                 "reads peers' buffers in place)"
                : "window (plain memory over tcp)")
        << "\n";
   if (p.cfg.check)
