@@ -57,6 +57,7 @@ PhasePlan plan_collectives(Coordinator& co) {
                 {"proof_bytes", o.proof_bytes},
                 {"proof_iters", o.proof_iters},
                 {"link_test_ms", o.link_test.count()},
+                {"link_rounds", o.link_rounds},
                 {"budget_ms", o.link_budget.count()}}
                .dump();
   return p;
@@ -114,12 +115,17 @@ json link_rounds(RankState& st, comm::Communicator& c, const std::string& plane,
   auto it = st.meshes.find(plane);
   if (it == st.meshes.end()) return rates;
   const milliseconds round(args.at("link_test_ms").get<long long>());
-  for (int d : drivers::cluster::partner_distances(st.world)) {
-    comm::barrier(c, until(deadline));
-    auto r = it->second->bandwidth_round(d, round, std::min(deadline, Clock::now() + round * 20));
-    if (r)
-      rates.push_back({{"from", r->from}, {"to", r->to}, {"gbps", r->gbps}, {"error", r->error}});
-  }
+  // Every link is measured in each of link_rounds passes over the partner
+  // distances, so a link's rounds are apart in time: the combine step keeps
+  // each link's best (slow_links.h).
+  const int passes = args.at("link_rounds").get<int>();
+  for (int pass = 0; pass < passes; ++pass)
+    for (int d : drivers::cluster::partner_distances(st.world)) {
+      comm::barrier(c, until(deadline));
+      auto r = it->second->bandwidth_round(d, round, std::min(deadline, Clock::now() + round * 20));
+      if (r)
+        rates.push_back({{"from", r->from}, {"to", r->to}, {"gbps", r->gbps}, {"error", r->error}});
+    }
   return rates;
 }
 
@@ -300,7 +306,8 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
     for (const auto& r : pj.value("rates", json::array()))
       if (r.at("error").get<std::string>().empty())
         rates.push_back({co.plan.host_name(r.at("from")), co.plan.host_name(r.at("to")),
-                         r.at("gbps").get<double>()});
+                         r.at("gbps").get<double>(), r.at("from").get<int>(),
+                         r.at("to").get<int>()});
   }
   if (!errors.empty() && !co.lost.empty()) {
     // A rank was lost in this phase: its CERT-RANK-LOST is the cause, and

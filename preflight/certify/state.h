@@ -40,6 +40,7 @@ struct CertifyOptions {
   std::size_t proof_bytes = 8u << 20;
   int proof_iters = 2;
   milliseconds link_test{200};       // one round of the per-link bandwidth test
+  int link_rounds = 2;               // rounds per link; the best counts (slow_links.h)
   std::string layout;                // --layout (tp=2,pp=2,dp=2); "": the profile's model.layout
   std::optional<int> steps;          // --steps: the model phase's training steps
   std::string checkpoint_dir;        // --checkpoint-dir: where the model phase checkpoints

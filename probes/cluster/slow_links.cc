@@ -41,10 +41,20 @@ using HostPair = std::pair<std::string, std::string>;
 SlowLinkResult locate_slow_links(const std::string& plane, const std::vector<DirectedRate>& rates,
                                  double fraction, const std::string& phase) {
   SlowLinkResult out;
+  std::map<std::pair<int, int>, std::size_t> best;  // rank link -> its best round in per_pair
   std::map<HostPair, std::vector<double>> per_pair;
-  for (const auto& r : rates)
-    if (r.from_host != r.to_host && r.gbps > 0)
-      per_pair[{r.from_host, r.to_host}].push_back(r.gbps);
+  for (const auto& r : rates) {
+    if (r.from_host == r.to_host || r.gbps <= 0) continue;
+    auto& v = per_pair[{r.from_host, r.to_host}];
+    if (r.from_rank >= 0 && r.to_rank >= 0) {
+      auto [it, fresh] = best.try_emplace({r.from_rank, r.to_rank}, v.size());
+      if (!fresh) {
+        v[it->second] = std::max(v[it->second], r.gbps);
+        continue;
+      }
+    }
+    v.push_back(r.gbps);
+  }
   if (per_pair.size() < 2) {
     out.findings.push_back(make_finding(
         "COMM-LINK-SLOW", Status::kSkip, "plane " + plane,
@@ -77,7 +87,9 @@ SlowLinkResult locate_slow_links(const std::string& plane, const std::vector<Dir
   for (const auto& [p, v] : link) hosts.insert(p.first), hosts.insert(p.second);
   const bool can_localise = hosts.size() >= 3;
   std::set<HostPair> explained;
+  std::set<std::string> named;  // hosts found slow, in either direction
   auto host_finding = [&](const std::string& h, bool sending) {
+    named.insert(h);
     std::vector<double> mine;
     int n = 0;
     for (const auto& [p, v] : link)
@@ -125,6 +137,12 @@ SlowLinkResult locate_slow_links(const std::string& plane, const std::vector<Dir
       }
     }
   }
+  // A slow link into a slow sender (or out of a slow receiver) is its echo:
+  // TCP's acknowledgements of that link cross the same slow NIC the other
+  // way (seen with a shaper on one host's egress: its incoming links fell
+  // to 0.5 of the median).
+  for (const auto& [p, v] : link)
+    if (named.count(p.first) || named.count(p.second)) explained.insert(p);
   for (const auto& [p, v] : link) {
     if (!slow(p) || explained.count(p)) continue;
     Finding f = make_finding(

@@ -90,3 +90,54 @@ TEST_CASE("slow links: the fraction is the profile's") {
   CHECK(fails(locate_slow_links("param", data, 0.5, "c")).empty());
   CHECK(fails(locate_slow_links("param", data, 0.8, "c")).size() == 1);
 }
+
+// Two rounds of every rank link (rank r on host r): `second` overrides the
+// second round's figure of some links.
+std::vector<DirectedRate> two_rounds(int hosts, double fast,
+                                     const std::map<std::pair<int, int>, double>& first,
+                                     const std::map<std::pair<int, int>, double>& second) {
+  std::vector<DirectedRate> out;
+  for (const auto* round : {&first, &second})
+    for (auto r : rates(hosts, fast, *round)) {
+      r.from_rank = std::stoi(r.from_host.substr(4));
+      r.to_rank = std::stoi(r.to_host.substr(4));
+      out.push_back(r);
+    }
+  return out;
+}
+
+TEST_CASE("slow links: a link's best round counts, and a link slow in every round is still named") {
+  // One round of host1's links was slowed (another job's burst): the other
+  // round was fast, so nothing is slow.
+  auto noisy = locate_slow_links("param", two_rounds(3, 2.0, {{{1, 0}, 0.4}, {{1, 2}, 0.5}}, {}),
+                                 0.5, "collectives");
+  CHECK(fails(noisy).empty());
+  for (const auto& m : noisy.metrics) CHECK(m.value == Approx(2.0));
+  // host1's egress is shaped: every round of its links is slow.
+  auto shaped = locate_slow_links(
+      "param",
+      two_rounds(3, 2.0, {{{1, 0}, 0.02}, {{1, 2}, 0.03}}, {{{1, 0}, 0.03}, {{1, 2}, 0.02}}), 0.5,
+      "collectives");
+  auto f = fails(shaped);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].host == "host1");
+  CHECK(f[0].metrics.at("bandwidth").value == Approx(0.03));  // the best round of each link
+  // Without ranks, every figure is a link of its own: the median of the
+  // pair, as before.
+  auto unranked = rates(3, 2.0, {{{1, 0}, 0.4}, {{1, 2}, 0.4}});
+  auto more = rates(3, 2.0, {{{1, 0}, 0.4}, {{1, 2}, 0.4}});
+  unranked.insert(unranked.end(), more.begin(), more.end());
+  CHECK(fails(locate_slow_links("param", unranked, 0.5, "collectives")).size() == 1);
+}
+
+TEST_CASE("slow links: the links into a slow sender are its echo, not pairs of their own") {
+  // host1's egress is shaped: its outgoing links crawl, and the links into
+  // it are slowed too (their acknowledgements leave through the shaper).
+  auto r = locate_slow_links(
+      "param", rates(3, 2.0, {{{1, 0}, 0.0025}, {{1, 2}, 0.0025}, {{0, 1}, 0.036}, {{2, 1}, 0.11}}),
+      0.5, "collectives");
+  auto f = fails(r);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].host == "host1");
+  CHECK_THAT(f[0].message, Catch::Contains("host1 sends slowly"));
+}
