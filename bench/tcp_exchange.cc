@@ -1,0 +1,214 @@
+// The floor a 2-rank TCP allreduce competes with: the same bytes as a
+// halving-doubling allreduce (send half, receive and reduce the other half,
+// send the reduced half, receive the rest), on one plain socket, with no
+// library around it. Variants show which socket-level habits change the
+// speed on a link (bench/tcp_exchange.sh runs them over a veth pair).
+//   tcp_exchange ROLE HOST PORT BYTES ITERS [--handshake] [--blocking]
+//                [--sndbuf] [--recv-spin]
+// ROLE 0 listens on HOST:PORT, ROLE 1 connects to it. BYTES is the
+// allreduce's size (each half is BYTES/2 of floats).
+//   --handshake  after each half is received, both send and await a 52-byte
+//                note before sending again (what Gloo's halving-doubling
+//                does between its phases);
+//   --blocking   a blocking socket for sends (Gloo's sync mode);
+//   --sndbuf     SO_SNDBUF set to the half (Gloo sets it to the message);
+//   --recv-spin  wait by calling recv(MSG_DONTWAIT) again instead of
+//                poll() (Gloo's busy-poll).
+// Role 0 prints one JSON line: the mean time per call, busbw (= bytes/time
+// for 2 ranks), and the time inside send and recv calls per call.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int role = 0;
+  std::string host;
+  int port = 0;
+  std::size_t bytes = 0;
+  int iters = 0;
+  bool handshake = false, blocking = false, sndbuf = false, recv_spin = false;
+};
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "tcp_exchange: %s: %s\n", what.c_str(), std::strerror(errno));
+  std::exit(1);
+}
+
+class Link {
+ public:
+  Link(const Options& o) : o_(o) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(o.port));
+    if (inet_pton(AF_INET, o.host.c_str(), &a.sin_addr) != 1) die("bad address " + o.host);
+    if (o.role == 0) {
+      int l = socket(AF_INET, SOCK_STREAM, 0);
+      int one = 1;
+      setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(l, 1) != 0)
+        die("listen on " + o.host);
+      fd_ = accept(l, nullptr, nullptr);
+      close(l);
+    } else {
+      for (int i = 0; i < 500; ++i) {  // up to 5 s for role 0 to listen
+        fd_ = socket(AF_INET, SOCK_STREAM, 0);
+        if (connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) break;
+        close(fd_);
+        fd_ = -1;
+        usleep(10000);
+      }
+    }
+    if (fd_ < 0) die("connect to " + o.host);
+    int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (o.sndbuf) {
+      int v = static_cast<int>(o.bytes / 2);
+      setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
+    }
+    if (!o.blocking) fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  }
+  ~Link() { close(fd_); }
+
+  void send_all(const char* p, std::size_t n) {
+    while (n) {
+      const auto t0 = Clock::now();
+      ssize_t r = ::send(fd_, p, n, MSG_NOSIGNAL);
+      if (r > 0) {
+        send_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+        p += r;
+        n -= static_cast<std::size_t>(r);
+      } else if (r < 0 && errno == EAGAIN) {
+        pollfd q{fd_, POLLOUT, 0};
+        poll(&q, 1, 10000);
+      } else if (!(r < 0 && errno == EINTR)) {
+        die("send");
+      }
+    }
+  }
+  // Receives n bytes into dst; after each piece, sink(bytes received so far).
+  template <typename Sink>
+  void recv_all(char* dst, std::size_t n, Sink&& sink) {
+    std::size_t got = 0;
+    while (got < n) {
+      const auto t0 = Clock::now();
+      ssize_t r = ::recv(fd_, dst + got, n - got, MSG_DONTWAIT);
+      if (r > 0) {
+        recv_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+        got += static_cast<std::size_t>(r);
+        sink(got);
+      } else if (r == 0) {
+        errno = ECONNRESET;
+        die("peer closed");
+      } else if (errno == EAGAIN) {
+        if (!o_.recv_spin) {
+          pollfd q{fd_, POLLIN, 0};
+          while (poll(&q, 1, 0) == 0) {
+          }
+        }
+      } else if (errno != EINTR) {
+        die("recv");
+      }
+    }
+  }
+  double send_s_ = 0, recv_s_ = 0;
+
+ private:
+  const Options& o_;
+  int fd_ = -1;
+};
+
+Options parse(int argc, char** argv) {
+  if (argc < 6) {
+    std::fprintf(stderr,
+                 "usage: tcp_exchange ROLE HOST PORT BYTES ITERS [--handshake] [--blocking] "
+                 "[--sndbuf] [--recv-spin]\n");
+    std::exit(2);
+  }
+  Options o;
+  o.role = std::atoi(argv[1]);
+  o.host = argv[2];
+  o.port = std::atoi(argv[3]);
+  o.bytes = std::strtoull(argv[4], nullptr, 10) / 8 * 8;
+  o.iters = std::atoi(argv[5]);
+  for (int i = 6; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--handshake")
+      o.handshake = true;
+    else if (a == "--blocking")
+      o.blocking = true;
+    else if (a == "--sndbuf")
+      o.sndbuf = true;
+    else if (a == "--recv-spin")
+      o.recv_spin = true;
+    else {
+      std::fprintf(stderr, "tcp_exchange: unknown option %s\n", a.c_str());
+      std::exit(2);
+    }
+  }
+  if ((o.role != 0 && o.role != 1) || o.port <= 0 || o.bytes == 0 || o.iters <= 0) {
+    std::fprintf(stderr, "tcp_exchange: ROLE 0|1, PORT > 0, BYTES >= 8, ITERS > 0\n");
+    std::exit(2);
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  Link link(o);
+  const std::size_t half = o.bytes / 2, n = half / sizeof(float);
+  std::vector<float> in(2 * n, 1.0f + static_cast<float>(o.role)), out(2 * n);
+  std::vector<float> peer(n);  // the peer's half, reduced piece by piece as it arrives
+  char note[52] = {}, got_note[52];
+  const std::size_t mine = o.role == 0 ? 0 : n, theirs = o.role == 0 ? n : 0;
+  auto nothing = [](std::size_t) {};
+  auto handshake = [&] {
+    if (!o.handshake) return;
+    link.send_all(note, sizeof note);
+    link.recv_all(got_note, sizeof got_note, nothing);
+  };
+  auto call = [&] {
+    link.send_all(reinterpret_cast<const char*>(in.data() + theirs), half);
+    std::size_t done = 0;  // elements reduced
+    link.recv_all(reinterpret_cast<char*>(peer.data()), half, [&](std::size_t got) {
+      const std::size_t upto = got / sizeof(float);
+      for (; done < upto; ++done) out[mine + done] = in[mine + done] + peer[done];
+    });
+    handshake();
+    link.send_all(reinterpret_cast<const char*>(out.data() + mine), half);
+    link.recv_all(reinterpret_cast<char*>(out.data() + theirs), half, nothing);
+    handshake();
+  };
+  for (int i = 0; i < 20; ++i) call();
+  link.send_s_ = link.recv_s_ = 0;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < o.iters; ++i) call();
+  const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / o.iters;
+  if (o.role == 0)
+    std::printf(
+        "{\"bytes\": %zu, \"time_us\": %.1f, \"busbw_gbps\": %.3f, \"send_us\": %.1f, "
+        "\"recv_us\": %.1f, \"handshake\": %s, \"blocking\": %s, \"sndbuf\": %s, "
+        "\"recv_spin\": %s}\n",
+        o.bytes, us, static_cast<double>(o.bytes) / (us * 1e3), link.send_s_ * 1e6 / o.iters,
+        link.recv_s_ * 1e6 / o.iters, o.handshake ? "true" : "false", o.blocking ? "true" : "false",
+        o.sndbuf ? "true" : "false", o.recv_spin ? "true" : "false");
+  return 0;
+}
