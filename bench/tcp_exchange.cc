@@ -4,7 +4,7 @@
 // library around it. Variants show which socket-level habits change the
 // speed on a link (bench/tcp_exchange.sh runs them over a veth pair).
 //   tcp_exchange ROLE HOST PORT BYTES ITERS [--handshake] [--blocking]
-//                [--sndbuf] [--recv-spin]
+//                [--sndbuf] [--recv-spin] [--offset K]
 // ROLE 0 listens on HOST:PORT, ROLE 1 connects to it. BYTES is the
 // allreduce's size (each half is BYTES/2 of floats).
 //   --handshake  after each half is received, both send and await a 52-byte
@@ -13,7 +13,11 @@
 //   --blocking   a blocking socket for sends (Gloo's sync mode);
 //   --sndbuf     SO_SNDBUF set to the half (Gloo sets it to the message);
 //   --recv-spin  wait by calling recv(MSG_DONTWAIT) again instead of
-//                poll() (Gloo's busy-poll).
+//                poll() (Gloo's busy-poll);
+//   --offset K   the buffers start K bytes (0-63) past a page boundary (a
+//                std::vector's large block starts at 16): the kernel's
+//                copies slow down when source and destination are 16-48
+//                bytes apart modulo 64.
 // Role 0 prints one JSON line: the mean time per call, busbw (= bytes/time
 // for 2 ranks), and the time inside send and recv calls per call.
 #include <arpa/inet.h>
@@ -30,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +49,7 @@ struct Options {
   std::size_t bytes = 0;
   int iters = 0;
   bool handshake = false, blocking = false, sndbuf = false, recv_spin = false;
+  std::size_t offset = 0;
 };
 
 [[noreturn]] void die(const std::string& what) {
@@ -138,7 +144,7 @@ Options parse(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr,
                  "usage: tcp_exchange ROLE HOST PORT BYTES ITERS [--handshake] [--blocking] "
-                 "[--sndbuf] [--recv-spin]\n");
+                 "[--sndbuf] [--recv-spin] [--offset K]\n");
     std::exit(2);
   }
   Options o;
@@ -157,6 +163,9 @@ Options parse(int argc, char** argv) {
       o.sndbuf = true;
     else if (a == "--recv-spin")
       o.recv_spin = true;
+    else if (a == "--offset" && i + 1 < argc && std::atoi(argv[i + 1]) >= 0 &&
+             std::atoi(argv[i + 1]) < 64)
+      o.offset = static_cast<std::size_t>(std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "tcp_exchange: unknown option %s\n", a.c_str());
       std::exit(2);
@@ -175,8 +184,19 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Link link(o);
   const std::size_t half = o.bytes / 2, n = half / sizeof(float);
-  std::vector<float> in(2 * n, 1.0f + static_cast<float>(o.role)), out(2 * n);
-  std::vector<float> peer(n);  // the peer's half, reduced piece by piece as it arrives
+  // Page-aligned blocks, each used from `offset` on.
+  std::vector<std::unique_ptr<char, decltype(&std::free)>> blocks;
+  auto alloc = [&](std::size_t elems) {
+    const std::size_t len = (elems * sizeof(float) + 2 * 4096) / 4096 * 4096;
+    blocks.emplace_back(static_cast<char*>(std::aligned_alloc(4096, len)), &std::free);
+    if (!blocks.back()) die("out of memory");
+    std::memset(blocks.back().get(), 0, len);
+    return reinterpret_cast<float*>(blocks.back().get() + o.offset);
+  };
+  float* in = alloc(2 * n);
+  float* out = alloc(2 * n);
+  float* peer = alloc(n);  // the peer's half, reduced piece by piece as it arrives
+  for (std::size_t i = 0; i < 2 * n; ++i) in[i] = 1.0f + static_cast<float>(o.role);
   char note[52] = {}, got_note[52];
   const std::size_t mine = o.role == 0 ? 0 : n, theirs = o.role == 0 ? n : 0;
   auto nothing = [](std::size_t) {};
@@ -186,15 +206,15 @@ int main(int argc, char** argv) {
     link.recv_all(got_note, sizeof got_note, nothing);
   };
   auto call = [&] {
-    link.send_all(reinterpret_cast<const char*>(in.data() + theirs), half);
+    link.send_all(reinterpret_cast<const char*>(in + theirs), half);
     std::size_t done = 0;  // elements reduced
-    link.recv_all(reinterpret_cast<char*>(peer.data()), half, [&](std::size_t got) {
+    link.recv_all(reinterpret_cast<char*>(peer), half, [&](std::size_t got) {
       const std::size_t upto = got / sizeof(float);
       for (; done < upto; ++done) out[mine + done] = in[mine + done] + peer[done];
     });
     handshake();
-    link.send_all(reinterpret_cast<const char*>(out.data() + mine), half);
-    link.recv_all(reinterpret_cast<char*>(out.data() + theirs), half, nothing);
+    link.send_all(reinterpret_cast<const char*>(out + mine), half);
+    link.recv_all(reinterpret_cast<char*>(out + theirs), half, nothing);
     handshake();
   };
   for (int i = 0; i < 20; ++i) call();
@@ -206,9 +226,9 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"bytes\": %zu, \"time_us\": %.1f, \"busbw_gbps\": %.3f, \"send_us\": %.1f, "
         "\"recv_us\": %.1f, \"handshake\": %s, \"blocking\": %s, \"sndbuf\": %s, "
-        "\"recv_spin\": %s}\n",
+        "\"recv_spin\": %s, \"offset\": %zu}\n",
         o.bytes, us, static_cast<double>(o.bytes) / (us * 1e3), link.send_s_ * 1e6 / o.iters,
         link.recv_s_ * 1e6 / o.iters, o.handshake ? "true" : "false", o.blocking ? "true" : "false",
-        o.sndbuf ? "true" : "false", o.recv_spin ? "true" : "false");
+        o.sndbuf ? "true" : "false", o.recv_spin ? "true" : "false", o.offset);
   return 0;
 }

@@ -41,7 +41,7 @@ for rep in $(seq 1 "$reps"); do
     taskset -c "$c0" $BIN bench --op allreduce -b "$bytes" -e "$bytes" --iters "$iters" --warmup 20 --transport tcp --json "$out/ours.json" >/dev/null 2>&1
   wait
   row ours "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['busbw_gbps'])" "$out/ours.json")"
-  for flags in "" "--handshake" "--handshake --blocking --sndbuf --recv-spin"; do
+  for flags in "--offset 16" "" "--handshake --offset 16" "--handshake" "--handshake --blocking --sndbuf --recv-spin"; do
     port=$((port + 1))
     ip netns exec $b taskset -c "$c1" $PROBE 1 10.79.0.1 $port "$bytes" "$iters" $flags &
     j=$(ip netns exec $a taskset -c "$c0" $PROBE 0 10.79.0.1 $port "$bytes" "$iters" $flags)

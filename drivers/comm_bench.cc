@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "stack/l3_comm/aligned_buffer.h"
 #include "stack/l3_comm/fault_injection.h"
 
 namespace hn::drivers {
@@ -105,7 +106,7 @@ class BenchBuffer {
     if (window)
       window_ = static_cast<std::byte*>(c.alloc_window(bytes));
     else
-      heap_.resize(bytes);
+      heap_.reserve(bytes);  // aligned at least as PyTorch aligns a CPU tensor (64 bytes)
   }
   ~BenchBuffer() {
     if (window_) c_.free_window(window_);
@@ -117,7 +118,7 @@ class BenchBuffer {
  private:
   comm::Communicator& c_;
   std::byte* window_ = nullptr;
-  std::vector<std::byte> heap_;
+  comm::AlignedBuffer heap_;
 };
 
 }  // namespace

@@ -146,9 +146,9 @@ int main(int argc, char** argv) {
   }
   for (const SweepStep& s : plan) {
     size_t count = s.bytes / sizeof(float);
-    std::vector<float> in(count), out(count);
+    Floats in = page_floats(count), out = page_floats(count);
     for (size_t i = 0; i < count; ++i) in[i] = input_value(rank, i);
-    Runner runner(work, algo, in.data(), out.data(), count);
+    Runner runner(work, algo, in.get(), out.get(), count);
     runner.reset();
     for (int i = 0; i < s.warmup; ++i) runner.run();
     max_over_ranks(ctx, 0);  // a barrier

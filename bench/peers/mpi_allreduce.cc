@@ -17,14 +17,14 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   for (const SweepStep& s : parse_plan(argv[1])) {
     size_t count = s.bytes / sizeof(float);
-    std::vector<float> in(count), out(count);
+    Floats in = page_floats(count), out = page_floats(count);
     for (size_t i = 0; i < count; ++i) in[i] = input_value(rank, i);
     for (int i = 0; i < s.warmup; ++i)
-      MPI_Allreduce(in.data(), out.data(), (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(in.get(), out.get(), (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < s.iters; ++i)
-      MPI_Allreduce(in.data(), out.data(), (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(in.get(), out.get(), (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     double us = (MPI_Wtime() - t0) * 1e6 / s.iters, worst = 0;
     MPI_Reduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     long long wrong = 0, total = 0;

@@ -9,6 +9,8 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -52,4 +54,25 @@ inline void print_row(size_t bytes, double worst_us, int n, long long wrong) {
   std::printf("%zu %.3f %.4f %lld\n", bytes, worst_us,
               worst_us > 0 ? bytes / (worst_us * 1e3) * 2.0 * (n - 1) / n : 0.0, wrong);
   std::fflush(stdout);
+}
+
+// A zeroed, page-aligned float buffer: every tool's buffers start on a page
+// (ours are windows or page-aligned heap blocks; a framework aligns tensors
+// to 64 bytes at least). A std::vector's large block starts 16 bytes into a
+// page, and the kernel's socket copies then run at a fraction of their
+// speed (bench/tcp_exchange.sh --offset 16): that would be a handicap of
+// the driver, not of the peer.
+struct FreeFloats {
+  void operator()(float* p) const { std::free(p); }
+};
+using Floats = std::unique_ptr<float[], FreeFloats>;
+inline Floats page_floats(size_t count) {
+  const size_t len = (count * sizeof(float) + 4095) / 4096 * 4096 + 4096;
+  Floats p(static_cast<float*>(std::aligned_alloc(4096, len)));
+  if (!p) {
+    std::fprintf(stderr, "out of memory (%zu bytes)\n", len);
+    std::exit(1);
+  }
+  std::memset(p.get(), 0, len);
+  return p;
 }

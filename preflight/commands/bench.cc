@@ -364,7 +364,7 @@ Command bench() {
         "auto, ring or rd (recursive doubling / binomial tree)")(
         "buffers", po::value<std::string>()->default_value("window")->value_name("B"),
         "window (Communicator::alloc_window: on shm, allreduce reads peers' buffers in place) "
-        "or private (heap memory, as a framework's tensors)")(
+        "or private (heap memory aligned as a framework's tensors)")(
         "root", po::value<int>()->default_value(0)->value_name("R"),
         "root of broadcast and reduce")(
         "transport", po::value<std::string>()->default_value("auto")->value_name("T"),

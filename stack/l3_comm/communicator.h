@@ -30,6 +30,7 @@
 #include <mutex>
 #include <string>
 
+#include "stack/l3_comm/aligned_buffer.h"
 #include "stack/l3_comm/progress.h"
 #include "stack/l3_comm/shm/window.h"
 #include "stack/l3_comm/tcp_store_client.h"
@@ -128,12 +129,9 @@ class Communicator {
     index_scratch_.resize(n);
     return index_scratch_;
   }
-  // A scratch buffer of at least `bytes`, kept between calls (slot 0..3).
-  std::byte* scratch(int slot, std::size_t bytes) {
-    auto& v = scratch_[slot];
-    if (v.size() < bytes) v.resize(bytes);
-    return v.data();
-  }
+  // A page-aligned scratch buffer of at least `bytes`, kept between calls
+  // (slot 0..3; contents unspecified; a larger request reallocates).
+  std::byte* scratch(int slot, std::size_t bytes) { return scratch_[slot].reserve(bytes); }
 
  private:
   friend std::unique_ptr<Communicator> split(Communicator&, int, int, const std::string&,
@@ -165,7 +163,7 @@ class Communicator {
   Schedule schedule_;
   ErrorContext run_ctx_;
   const char* run_op_ = nullptr;  // the operation run_ctx_ names
-  std::vector<std::byte> scratch_[4];
+  AlignedBuffer scratch_[4];
   std::unique_ptr<shm::WindowTable> windows_;
   std::uint64_t direct_calls_ = 0;
   std::vector<std::pair<void*, std::size_t>> local_windows_;  // not shm: plain mappings

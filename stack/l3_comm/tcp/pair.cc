@@ -61,12 +61,12 @@ std::size_t TcpPair::try_recv_into(std::byte* dst, std::size_t n) {
 }
 
 std::size_t TcpPair::try_recv(std::size_t n, const RecvSink& sink) {
-  if (staging_.empty()) staging_.resize(kStaging);
+  std::byte* staging = staging_.reserve(kStaging);
   std::size_t got = 0;
   while (got < n) {
-    std::size_t r = try_recv_into(staging_.data(), std::min(n - got, staging_.size()));
+    std::size_t r = try_recv_into(staging, std::min(n - got, kStaging));
     if (r == 0) break;
-    sink(staging_.data(), r);
+    sink(staging, r);
     got += r;
   }
   return got;

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "stack/l3_comm/aligned_buffer.h"
 #include "stack/l3_comm/socket.h"
 #include "stack/l3_comm/transport.h"
 
@@ -29,7 +30,7 @@ class TcpPair : public Pair {
   int local_rank_, peer_;
   Fd fd_;
   std::string plane_, address_;
-  std::vector<std::byte> staging_;
+  AlignedBuffer staging_;  // page-aligned: see aligned_buffer.h
 };
 
 }  // namespace hn::stack::comm::tcp
