@@ -37,14 +37,8 @@ mkdir -p "$out"
 export HN_TOKEN=${HN_TOKEN:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 
 ns_a=hnb-a ns_b=hnb-b
-cleanup() { ip netns del $ns_a 2>/dev/null || true; ip netns del $ns_b 2>/dev/null || true; }
-trap cleanup EXIT
-cleanup
-ip netns add $ns_a && ip netns add $ns_b
-ip link add hnva netns $ns_a type veth peer name hnvb netns $ns_b
-ip -n $ns_a addr add 10.77.0.1/24 dev hnva && ip -n $ns_b addr add 10.77.0.2/24 dev hnvb
-for ns in $ns_a $ns_b; do ip -n $ns link set lo up; done
-ip -n $ns_a link set hnva up && ip -n $ns_b link set hnvb up
+. bench/veth_pair.sh
+veth_pair $ns_a $ns_b hnva hnvb 10.77.0
 
 python3 bench/compare_run.py --repeats "$reps" --configs "$configs" --out "$out" \
   --ns-a $ns_a --ns-b $ns_b

@@ -46,13 +46,8 @@ rm -rf "$out" && mkdir -p "$out/runs" "$out/gate"
 # A private copy: a rebuild during the session must not swap the binary.
 cp "$bin" "$out/hnprecheck" && bin=$out/hnprecheck
 ns_a=hngate$$-a ns_b=hngate$$-b
-cleanup() { ip netns del "$ns_a" 2>/dev/null || true; ip netns del "$ns_b" 2>/dev/null || true; }
-trap cleanup EXIT
-ip netns add "$ns_a" && ip netns add "$ns_b"
-ip link add hnga netns "$ns_a" type veth peer name hngb netns "$ns_b"
-ip -n "$ns_a" addr add 10.78.0.1/24 dev hnga && ip -n "$ns_b" addr add 10.78.0.2/24 dev hngb
-for ns in "$ns_a" "$ns_b"; do ip -n "$ns" link set lo up; done
-ip -n "$ns_a" link set hnga up && ip -n "$ns_b" link set hngb up
+. bench/veth_pair.sh
+veth_pair "$ns_a" "$ns_b" hnga hngb 10.78.0
 read -r cpu0 cpu1 < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[1 % len(c)])')
 export HN_TOKEN=${HN_TOKEN:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 

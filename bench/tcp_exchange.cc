@@ -19,7 +19,9 @@
 //                copies slow down when source and destination are 16-48
 //                bytes apart modulo 64.
 // Role 0 prints one JSON line: the mean time per call, busbw (= bytes/time
-// for 2 ranks), and the time inside send and recv calls per call.
+// for 2 ranks), the time inside send and recv calls per call, and the
+// elements wrong in one more call into a poisoned output (exit 1 if any).
+// Bad arguments: a message and exit 2.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -148,7 +150,7 @@ Options parse(int argc, char** argv) {
     std::exit(2);
   }
   Options o;
-  o.role = std::atoi(argv[1]);
+  o.role = std::string(argv[1]) == "0" ? 0 : std::string(argv[1]) == "1" ? 1 : -1;
   o.host = argv[2];
   o.port = std::atoi(argv[3]);
   o.bytes = std::strtoull(argv[4], nullptr, 10) / 8 * 8;
@@ -163,10 +165,16 @@ Options parse(int argc, char** argv) {
       o.sndbuf = true;
     else if (a == "--recv-spin")
       o.recv_spin = true;
-    else if (a == "--offset" && i + 1 < argc && std::atoi(argv[i + 1]) >= 0 &&
-             std::atoi(argv[i + 1]) < 64)
-      o.offset = static_cast<std::size_t>(std::atoi(argv[++i]));
-    else {
+    else if (a == "--offset") {
+      char* end = nullptr;
+      const long k = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
+      if (i + 1 >= argc || *end != '\0' || k < 0 || k > 63) {
+        std::fprintf(stderr, "tcp_exchange: --offset takes a byte count from 0 to 63\n");
+        std::exit(2);
+      }
+      o.offset = static_cast<std::size_t>(k);
+      ++i;
+    } else {
       std::fprintf(stderr, "tcp_exchange: unknown option %s\n", a.c_str());
       std::exit(2);
     }
@@ -222,13 +230,18 @@ int main(int argc, char** argv) {
   const auto t0 = Clock::now();
   for (int i = 0; i < o.iters; ++i) call();
   const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / o.iters;
+  // One more call into a poisoned output, checked whole: 1 + 2 everywhere.
+  std::memset(out, 0, 2 * n * sizeof(float));
+  call();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < 2 * n; ++i) wrong += out[i] != 3.0f;
   if (o.role == 0)
     std::printf(
         "{\"bytes\": %zu, \"time_us\": %.1f, \"busbw_gbps\": %.3f, \"send_us\": %.1f, "
         "\"recv_us\": %.1f, \"handshake\": %s, \"blocking\": %s, \"sndbuf\": %s, "
-        "\"recv_spin\": %s, \"offset\": %zu}\n",
+        "\"recv_spin\": %s, \"offset\": %zu, \"wrong\": %zu}\n",
         o.bytes, us, static_cast<double>(o.bytes) / (us * 1e3), link.send_s_ * 1e6 / o.iters,
         link.recv_s_ * 1e6 / o.iters, o.handshake ? "true" : "false", o.blocking ? "true" : "false",
-        o.sndbuf ? "true" : "false", o.recv_spin ? "true" : "false", o.offset);
-  return 0;
+        o.sndbuf ? "true" : "false", o.recv_spin ? "true" : "false", o.offset, wrong);
+  return wrong == 0 ? 0 : 1;
 }

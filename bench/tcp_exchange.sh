@@ -19,14 +19,8 @@ if [ ! -x "$GLOO" ]; then
   if cmake -S bench/peers -B build/bench-peers -G Ninja >/dev/null 2>&1 && cmake --build build/bench-peers >/dev/null 2>&1; then :; else GLOO=""; fi
 fi
 a=hnx-a b=hnx-b
-cleanup() { ip netns del $a 2>/dev/null || true; ip netns del $b 2>/dev/null || true; }
-trap cleanup EXIT
-cleanup
-ip netns add $a && ip netns add $b
-ip link add hnxa netns $a type veth peer name hnxb netns $b
-ip -n $a addr add 10.79.0.1/24 dev hnxa && ip -n $b addr add 10.79.0.2/24 dev hnxb
-for ns in $a $b; do ip -n $ns link set lo up; done
-ip -n $a link set hnxa up && ip -n $b link set hnxb up
+. bench/veth_pair.sh
+veth_pair $a $b hnxa hnxb 10.79.0
 cpus=($(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'))
 c0=${cpus[0]} c1=${cpus[1]:-${cpus[0]}}
 export HN_TOKEN=${HN_TOKEN:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}

@@ -5,7 +5,6 @@
 // buffer that stays in cache. EOF, ECONNRESET and EPIPE throw PeerDiedError
 // naming the peer, its address and the plane.
 
-#include <vector>
 
 #include "stack/l3_comm/aligned_buffer.h"
 #include "stack/l3_comm/socket.h"
