@@ -23,8 +23,32 @@ from collections import defaultdict
 
 rows = defaultdict(list)  # (cfg, tool, settings, size) -> [row]
 marks = []
-for line in open(sys.argv[1]):
-    r = json.loads(line)
+NEEDS = {"mark": ("what", "load", "elapsed_s"),
+         "measure": ("cfg", "tool", "settings", "size", "time_us", "busbw", "wrong")}
+
+
+def bad_input(where, what):
+    print(f"compare_report.py: {where}: {what}", file=sys.stderr)
+    sys.exit(2)
+
+
+if len(sys.argv) < 3:
+    bad_input("usage", "compare_report.py RESULTS.jsonl OUT.json [OUT.md]")
+try:
+    lines = open(sys.argv[1]).read().splitlines()
+except OSError as e:
+    bad_input(sys.argv[1], f"cannot read: {e.strerror}")
+for n, line in enumerate(lines, 1):
+    where = f"{sys.argv[1]}:{n}"
+    try:
+        r = json.loads(line)
+    except json.JSONDecodeError as e:
+        bad_input(where, f"not a JSON object ({e.msg} at column {e.colno})")
+    if not isinstance(r, dict) or r.get("phase") not in ("mark", "measure", "screen"):
+        bad_input(where, 'expected an object whose "phase" is mark, measure or screen')
+    missing = [k for k in NEEDS.get(r["phase"], ()) if k not in r]
+    if missing:
+        bad_input(where, f'a {r["phase"]} line without {", ".join(missing)}')
     if r["phase"] == "mark":
         marks.append(r)
     elif r["phase"] == "measure":
