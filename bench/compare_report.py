@@ -49,6 +49,10 @@ for n, line in enumerate(lines, 1):
     missing = [k for k in NEEDS.get(r["phase"], ()) if k not in r]
     if missing:
         bad_input(where, f'a {r["phase"]} line without {", ".join(missing)}')
+    if r["phase"] == "measure":
+        for k in ("size", "time_us", "busbw", "wrong"):
+            if isinstance(r[k], bool) or not isinstance(r[k], (int, float)):
+                bad_input(where, f'"{k}" must be a number, not {json.dumps(r[k])}')
     if r["phase"] == "mark":
         marks.append(r)
     elif r["phase"] == "measure":

@@ -31,10 +31,11 @@ PEERS = os.path.join(ROOT, "build/bench-peers")
 RUN_TIMEOUT = 600  # seconds per launch
 
 # One latency point, then 64 KiB .. 256 MiB by 4x; fewer iterations as sizes
-# grow. MIN MAX FACTOR ITERS WARMUP. Every timed loop lasts at least ~50 ms
-# for the fastest tool (64 KiB: 400 calls of ~0.1 ms): this VM's throughput
-# swings in periods of 0.1-1 s for every tool alike (bench/README, "Why TCP
-# at 1 MiB swings"), and a loop of a few ms would sample one swing.
+# grow. MIN MAX FACTOR ITERS WARMUP. 400 calls at 1 MiB over TCP last about
+# 0.2-0.5 s (50 lasted a few ms): this VM's throughput swings in periods of
+# a second or more for every tool alike (bench/README, "Why TCP at 1 MiB
+# swings"), and a short loop samples one moment of a swing. On shm the same
+# 400 calls at 64 KiB last only a few ms; the repeats spread them in time.
 GROUPS = [(8, 8, 2, 2000, 200), (65536, 1048576, 4, 400, 20), (4194304, 16777216, 4, 30, 3),
           (67108864, 268435456, 4, 3, 1)]
 if os.environ.get("COMPARE_QUICK"):  # a smoke test of the script: two sizes, few calls

@@ -213,6 +213,15 @@ TEST_CASE("compare report: a malformed results file is exit 2 naming the line") 
     CHECK(run.err.find(line) != std::string::npos);
     CHECK(run.err.find("tool") != std::string::npos);
   }
+  SECTION("a field of the wrong type") {
+    std::string bad = R"({"phase":"measure","cfg":"shm2","tool":"ours","settings":"","size":8,)"
+                      R"("time_us":"fast","busbw":0,"wrong":0})";
+    const std::string in = t.write("r.jsonl", good + bad + "\n");
+    auto run = run_process({"/usr/bin/python3", kScript, in, t.path() + "/c.json"}, 60);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(line) != std::string::npos);
+    CHECK(run.err.find("\"time_us\" must be a number") != std::string::npos);
+  }
   SECTION("a missing file") {
     auto run = run_process(
         {"/usr/bin/python3", kScript, t.path() + "/none.jsonl", t.path() + "/c.json"}, 60);
