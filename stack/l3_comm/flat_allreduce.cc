@@ -7,9 +7,15 @@
 
 namespace hn::stack::comm {
 
-bool use_flat_allreduce(const Communicator& c, std::size_t bytes) {
-  return c.transport() == TransportKind::kShm && c.size() >= 3 && c.size() <= 8 &&
-         bytes <= (std::size_t{4} << 10);
+namespace {
+std::size_t mail_limit(Communicator& c) {
+  return c.device() ? c.device()->pair((c.rank() + 1) % c.size()).mail_bytes() : 0;
+}
+}  // namespace
+
+bool use_flat_allreduce(Communicator& c, std::size_t bytes) {
+  if (c.transport() != TransportKind::kShm || c.size() < 2 || c.size() > 8) return false;
+  return bytes <= (c.size() == 2 ? mail_limit(c) : std::size_t{4} << 10);
 }
 
 void flat_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
@@ -25,10 +31,13 @@ void flat_allreduce(Communicator& c, const void* send, void* recv, std::size_t c
   {
     testing::FaultPause pause(c);
     Schedule& s = c.schedule(o.dtype, o.op);
+    // Every rank's pairs are shm pairs with the same mailbox, so every rank
+    // marks the same transfers.
+    const bool mail = bytes <= mail_limit(c);
     for (int k = 1; k < n; ++k) {
       const int to = (r + k) % n, from = (r - k + n) % n;
-      s.send(to, all + static_cast<std::size_t>(r) * bytes, bytes);
-      s.recv(from, all + static_cast<std::size_t>(from) * bytes, bytes);
+      s.transfers[s.send(to, all + static_cast<std::size_t>(r) * bytes, bytes)].mail = mail;
+      s.transfers[s.recv(from, all + static_cast<std::size_t>(from) * bytes, bytes)].mail = mail;
     }
     c.run(s, "allreduce (flat)", o.timeout);
   }

@@ -7,7 +7,8 @@
 // It pays where a round is dear: ranks that outnumber the cores wait for
 // the scheduler at every round. Measured (README "Tuning"): 4 ranks on 2
 // CPUs, 8 B 8.0 vs 9.6 us, 4 KiB 10.4 vs 12.1 us, behind at 16 KiB; 8 ranks
-// 8 B 18 vs 24 us; level with 2 ranks, where both are one exchange.
+// 8 B 18 vs 24 us; level with 2 ranks, where both are one exchange, so 2
+// ranks take it only for messages that fit the mailbox (below).
 //
 // Runs on the progress engine like every collective (deadlines, dead peers,
 // aborts). The exchange runs with test faults paused; the armed fault is
@@ -20,9 +21,13 @@
 namespace hn::stack::comm {
 
 // Whether allreduce of `bytes` on c takes the flat path: shared memory,
-// 3 to 8 ranks, at most 4 KiB. The same on every rank of c.
-bool use_flat_allreduce(const Communicator& c, std::size_t bytes);
+// 3 to 8 ranks and at most 4 KiB, or 2 ranks and at most one mailbox
+// message (Pair::mail_bytes()). The same on every rank of c.
+bool use_flat_allreduce(Communicator& c, std::size_t bytes);
 
+// Messages that fit the pairs' mailbox (shm/ring.h) go through it, one
+// cache line each, instead of the byte rings: the flat round is the pattern
+// the mailbox needs (a message to and from every peer on every call).
 // Throws what Communicator::run throws. send may equal recv.
 void flat_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                     const Options& o);

@@ -210,7 +210,30 @@ void run_schedule(Device& device, Schedule& s, std::chrono::milliseconds timeout
           const int ti = s.order[q.first + q.head];
           Transfer& t = s.transfers[ti];
           if (t.done < t.bytes && !started(s, t)) break;
-          if (t.send) {
+          if (t.mail) {
+            if (t.done == t.bytes) {
+              ++q.head;  // done, or empty
+              continue;
+            }
+            Pair& p = device.pair(q.peer);
+            if (t.send) {
+              p.mail_send(t.buf, t.bytes);
+              t.done = t.bytes;
+            } else if (t.reduce) {
+              std::uint8_t* carry = &s.carry[static_cast<std::size_t>(ti) * 9];
+              auto sink = [&](const std::byte* d, std::size_t len) {
+                reduce_piece(s, t, carry, d, len);
+              };
+              if (p.try_mail_recv(t.bytes, sink)) t.done = t.bytes;
+            } else {
+              auto sink = [&](const std::byte* d, std::size_t len) { std::memcpy(t.buf, d, len); };
+              if (p.try_mail_recv(t.bytes, sink)) t.done = t.ready = t.bytes;
+            }
+            progressed |= t.done == t.bytes;
+            if (t.done < t.bytes) break;
+            ++q.head;
+            continue;
+          } else if (t.send) {
             std::size_t allowed = allowed_bytes(s, t);
             if (t.done < allowed) {
               std::size_t n = device.pair(q.peer).try_send(t.buf + t.done, allowed - t.done);

@@ -38,8 +38,11 @@ namespace hn::stack::comm {
 struct Transfer {
   int peer = -1;
   bool send = false;
-  bool reduce = false;       // recv: dst = accum (op) incoming
-  bool finish_avg = false;   // recv reduce: divide by Schedule::avg_divisor afterwards
+  bool reduce = false;      // recv: dst = accum (op) incoming
+  bool finish_avg = false;  // recv reduce: divide by Schedule::avg_divisor afterwards
+  // Through the pair's mailbox, as one message (Pair::mail_bytes()), not the
+  // byte stream: both ends must mark the same transfers. Ungated.
+  bool mail = false;
   std::byte* buf = nullptr;  // send: source; recv: destination
   std::size_t bytes = 0;
   const std::byte* accum = nullptr;  // recv reduce: the other operand (may equal buf)

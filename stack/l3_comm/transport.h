@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -61,6 +62,24 @@ class Pair {
   virtual std::size_t try_recv(std::size_t n, const RecvSink& sink) = 0;
   // Same, copying into dst (lets sockets read straight into the user buffer).
   virtual std::size_t try_recv_into(std::byte* dst, std::size_t n) = 0;
+  // Mailbox (shm only; 0 elsewhere): messages of up to mail_bytes() that
+  // travel apart from the byte stream, each in one cache line. Only a
+  // collective that exchanges a message with every peer on every call may
+  // use it (shm/ring.h says why). try_mail_send never blocks; try_mail_recv
+  // hands the next message (of n bytes, as its sender sent) to sink and
+  // returns true, or returns false when it has not arrived. Throw
+  // std::logic_error where mail_bytes() is 0.
+  virtual std::size_t mail_bytes() const { return 0; }
+  virtual void mail_send(const std::byte* data, std::size_t n) {
+    (void)data;
+    (void)n;
+    throw std::logic_error("this transport has no mailbox");
+  }
+  virtual bool try_mail_recv(std::size_t n, const RecvSink& sink) {
+    (void)n;
+    (void)sink;
+    throw std::logic_error("this transport has no mailbox");
+  }
 };
 
 class Device {

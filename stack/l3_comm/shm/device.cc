@@ -76,9 +76,10 @@ class ShmDevice : public Device {
     pids_[peer] = pid;
     void* mine = maps_[rank_].addr;
     void* theirs = maps_[peer].addr;
-    pairs_[peer] = std::make_unique<ShmPair>(peer, pid, ring_of(mine, peer, cap_), bell_,
-                                             ring_of(theirs, rank_, cap_), doorbell_of(theirs),
-                                             cap_, std::min(kPieceBytes, cap_ / 4));
+    pairs_[peer] = std::make_unique<ShmPair>(
+        peer, pid, ring_of(mine, world_, peer, cap_), bell_, ring_of(theirs, world_, rank_, cap_),
+        doorbell_of(theirs), cap_, std::min(kPieceBytes, cap_ / 4), mail_of(mine, peer),
+        mail_of(theirs, rank_));
     (void)ctx;
   }
 

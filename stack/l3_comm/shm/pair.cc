@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <stdexcept>
 
 #include "stack/l4_operator/reduce.h"
 
@@ -23,7 +24,8 @@ void ring_bell(Doorbell* d) {
 }
 
 ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell,
-                 RingHeader* outbound, Doorbell* peer_bell, std::size_t capacity, std::size_t piece)
+                 RingHeader* outbound, Doorbell* peer_bell, std::size_t capacity, std::size_t piece,
+                 MailSlot* mail_in, MailSlot* mail_out)
     : peer_(peer),
       peer_pid_(peer_pid),
       in_(inbound),
@@ -32,7 +34,9 @@ ShmPair::ShmPair(int peer, int peer_pid, RingHeader* inbound, Doorbell* own_bell
       peer_bell_(peer_bell),
       cap_(capacity),
       mask_(capacity - 1),
-      piece_(piece) {}
+      piece_(piece),
+      mail_in_(mail_in),
+      mail_out_(mail_out) {}
 
 void ShmPair::realign() {
   const std::uint64_t round = ~static_cast<std::uint64_t>(mask_);  // cap is a power of two
@@ -53,8 +57,28 @@ bool ShmPair::can_send() const {
 }
 
 bool ShmPair::can_recv() const {
+  const std::uint64_t next = mail_read_ + 1;
+  if (mail_in_[next % kMailSlots].seq.load(std::memory_order_acquire) == next) return true;
   // tail may be ahead of head for a moment: we realigned, the producer not yet.
   return in_->head.load(std::memory_order_acquire) > in_->tail.load(std::memory_order_relaxed);
+}
+
+void ShmPair::mail_send(const std::byte* data, std::size_t n) {
+  if (n > kMailBytes) throw std::logic_error("shm mail message larger than a slot");
+  const std::uint64_t m = ++mail_sent_;
+  MailSlot& slot = mail_out_[m % kMailSlots];
+  std::memcpy(slot.data, data, n);
+  slot.seq.store(m, std::memory_order_release);
+  ring_bell(peer_bell_);
+}
+
+bool ShmPair::try_mail_recv(std::size_t n, const RecvSink& sink) {
+  const std::uint64_t m = mail_read_ + 1;
+  const MailSlot& slot = mail_in_[m % kMailSlots];
+  if (slot.seq.load(std::memory_order_acquire) != m) return false;
+  sink(slot.data, n);
+  mail_read_ = m;
+  return true;
 }
 
 std::size_t ShmPair::try_send(const std::byte* data, std::size_t n) {

@@ -1,8 +1,10 @@
-// The flat allreduce (stack/l3_comm/flat_allreduce.h): ranks {3,4,5,8} x
-// sizes up to its 4 KiB limit x every dtype x every op x in place or not,
-// against closed-form values (expected.h); when allreduce chooses it; that
-// every rank gets the same bits from arbitrary floats (the rank-order
-// reduction); and that each test fault makes some rank's output wrong.
+// The flat allreduce (stack/l3_comm/flat_allreduce.h): ranks {2,3,4,5,8} x
+// sizes up to its 4 KiB limit, across the mailbox's 56 bytes, x every dtype
+// x every op x in place or not, against closed-form values (expected.h);
+// when allreduce chooses it; that every rank gets the same bits from
+// arbitrary floats (the rank-order reduction); that each test fault makes
+// some rank's output wrong; and that mailbox messages and ring bytes between
+// the same ranks, from a communicator and its split, stay in order.
 #include "stack/l3_comm/flat_allreduce.h"
 
 #include <catch2/catch.hpp>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "stack/l3_comm/fault_injection.h"
+#include "stack/l3_comm/split.h"
 #include "tests/stack/l3_comm/expected.h"
 #include "tests/stack/l3_comm/rank_harness.h"
 
@@ -37,7 +40,8 @@ void matrix(Communicator& c) {
   std::vector<std::byte> in(4096), out(4096);
   for (auto dtype : hn::stack::op::kAllDTypes)
     for (auto op : hn::stack::op::kAllReduceOps)
-      for (std::size_t count : {std::size_t{1}, std::size_t{7}, 4096 / dtype_size(dtype)})
+      for (std::size_t count : {std::size_t{1}, std::size_t{7}, 56 / dtype_size(dtype),
+                                56 / dtype_size(dtype) + 1, 4096 / dtype_size(dtype)})
         for (bool inplace : {false, true}) {
           for (std::size_t i = 0; i < count; ++i) put(dtype, in.data(), i, input_value(op, r, i));
           std::memset(out.data(), 0x5a, out.size());
@@ -109,10 +113,43 @@ void faults(Communicator& c) {
 }
 
 void choice(Communicator& c) {
-  const bool flat = c.transport() == TransportKind::kShm && c.size() >= 3 && c.size() <= 8;
-  expect(use_flat_allreduce(c, 8) == flat, "8 B");
+  const bool shm = c.transport() == TransportKind::kShm;
+  const bool flat = shm && c.size() >= 3 && c.size() <= 8;
+  const bool two = shm && c.size() == 2;  // only what fits the mailbox
+  expect(use_flat_allreduce(c, 8) == (flat || two), "8 B");
+  expect(use_flat_allreduce(c, 56) == (flat || two), "56 B");
+  expect(use_flat_allreduce(c, 57) == flat, "57 B");
   expect(use_flat_allreduce(c, 4096) == flat, "4 KiB");
   expect(!use_flat_allreduce(c, 4097), "past 4 KiB");
+}
+
+// Mailbox messages (8 B), ring bytes (1 KiB, 64 KiB) and a split's mailbox
+// messages between the same ranks, interleaved with values unique per call:
+// a message read from the wrong slot or out of order is a wrong sum.
+void interleaved(Communicator& c) {
+  const int n = c.size(), r = c.rank();
+  auto half = split(c, r % 2, r, "half");
+  for (int call = 0; call < 40; ++call)
+    for (std::size_t count :
+         {std::size_t{2}, std::size_t{256}, std::size_t{2}, std::size_t{16384}}) {
+      std::vector<float> in(count), out(count);
+      for (std::size_t i = 0; i < count; ++i)
+        in[i] = static_cast<float>((r + 1) * (call + 1) + 1000 * (i % 7));
+      allreduce(c, in.data(), out.data(), count, Options{});
+      for (std::size_t i = 0; i < count; ++i)
+        expect(out[i] == static_cast<float>(n * (n + 1) / 2 * (call + 1) + n * 1000 * (i % 7)),
+               "call " + std::to_string(call) + " count " + std::to_string(count) + " element " +
+                   std::to_string(i));
+      // The split's members are the ranks of our parity.
+      const int hn = half->size();
+      int sum_ranks = 0;
+      for (int q = r % 2; q < n; q += 2) sum_ranks += q + 1;
+      float v[2] = {static_cast<float>((r + 1) * (call + 3)), static_cast<float>(call)}, w[2];
+      allreduce(*half, v, w, 2, Options{});
+      expect(w[0] == static_cast<float>(sum_ranks * (call + 3)) &&
+                 w[1] == static_cast<float>(hn * call),
+             "split call " + std::to_string(call));
+    }
 }
 
 void run(int ranks, TransportKind t, void (*fn)(Communicator&)) {
@@ -126,7 +163,7 @@ void run(int ranks, TransportKind t, void (*fn)(Communicator&)) {
 }  // namespace
 
 TEST_CASE("flat allreduce matrix") {
-  for (int ranks : {3, 4, 5, 8}) run(ranks, TransportKind::kShm, matrix);
+  for (int ranks : {2, 3, 4, 5, 8}) run(ranks, TransportKind::kShm, matrix);
 }
 
 TEST_CASE("flat allreduce: every rank holds the same bits") {
@@ -134,10 +171,14 @@ TEST_CASE("flat allreduce: every rank holds the same bits") {
 }
 
 TEST_CASE("flat allreduce: each test fault makes an output wrong") {
-  for (int ranks : {3, 4}) run(ranks, TransportKind::kShm, faults);
+  for (int ranks : {2, 3, 4}) run(ranks, TransportKind::kShm, faults);
 }
 
-TEST_CASE("flat allreduce: chosen on shm for 3 to 8 ranks up to 4 KiB only") {
+TEST_CASE("flat allreduce: mailbox and rings interleave in order") {
+  for (int ranks : {2, 3, 4}) run(ranks, TransportKind::kShm, interleaved);
+}
+
+TEST_CASE("flat allreduce: chosen on shm for 3 to 8 ranks up to 4 KiB and 2 ranks up to 56 B") {
   for (int ranks : {2, 3, 8, 9}) run(ranks, TransportKind::kShm, choice);
   run(3, TransportKind::kTcp, choice);
 }
