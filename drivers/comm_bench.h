@@ -1,8 +1,9 @@
 #pragma once
 // The nccl-tests style sweep behind `hnprecheck bench`: one driver over the
 // collective descriptors of comm_bench_colls.h. For every size it times
-// `iters` back-to-back calls after `warmup` (the slowest rank's mean is
-// reported) and verifies the results (unless `check` is off):
+// `iters` back-to-back calls after `warmup` (at least 2 unless 0: one per
+// input buffer; the slowest rank's mean is reported) and verifies the
+// results (unless `check` is off):
 //
 //   * every call gets its own inputs (bench_values: unique per rank, element
 //     and call; the calls alternate between two input buffers, so no call

@@ -65,7 +65,7 @@ class Pair {
   // Mailbox (shm only; 0 elsewhere): messages of up to mail_bytes() that
   // travel apart from the byte stream, each in one cache line. Only a
   // collective that exchanges a message with every peer on every call may
-  // use it (shm/ring.h says why). try_mail_send never blocks; try_mail_recv
+  // use it (shm/ring.h says why). mail_send never blocks; try_mail_recv
   // hands the next message (of n bytes, as its sender sent) to sink and
   // returns true, or returns false when it has not arrived. Throw
   // std::logic_error where mail_bytes() is 0.
