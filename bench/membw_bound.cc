@@ -6,8 +6,8 @@
 // blocks from the ranks that reduced them. Inputs and outputs live in one
 // shared memfd mapping; a block is copied piece by piece as soon as its owner
 // has reduced that piece (a release/acquire counter per rank), and one barrier
-// ends each iteration. Like `bench`, iterations alternate between two input
-// buffers. busbw = size x 2(N-1)/N / time, as `bench` reports it, so
+// ends each iteration. Each rank has one input buffer (bench alternates two
+// for its verification, and warms both before timing). busbw = size x 2(N-1)/N / time, as `bench` reports it, so
 // `bench/compare.sh` prints ours as a fraction of this.
 //
 //   membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] [--iters N] [--warmup N]
