@@ -7,7 +7,8 @@
 // shared memfd mapping; a block is copied piece by piece as soon as its owner
 // has reduced that piece (a release/acquire counter per rank), and one barrier
 // ends each iteration. Each rank has one input buffer (bench alternates two
-// for its verification, and warms both before timing). busbw = size x 2(N-1)/N / time, as `bench` reports it, so
+// for its verification, and warms both before timing). busbw =
+// size x 2(N-1)/N / time, as `bench` reports it, so
 // `bench/compare.sh` prints ours as a fraction of this.
 //
 //   membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] [--iters N] [--warmup N]

@@ -8,6 +8,7 @@
 // which only works because every call has inputs of its own.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -69,6 +70,28 @@ void sweep(comm::Communicator& c) {
   comm::testing::set_fault(c, Fault::kNone);
 }
 
+// Both input buffers are used before timing: with --warmup 1 the driver still
+// makes 2 warm-up calls (one per buffer), so 3 timed calls and the full
+// check make 6 allreduces on the direct path; --warmup 0 stays cold (4).
+// The bench's bookkeeping (barrier, max, sum) is too small for that path.
+void warmup_covers_both_buffers(comm::Communicator& c) {
+  for (int warmup : {1, 0, 3}) {
+    BenchConfig cfg;
+    cfg.op = BenchOp::kAllreduce;
+    cfg.min_bytes = cfg.max_bytes = 1 << 20;
+    cfg.iters = 3;
+    cfg.warmup = warmup;
+    cfg.window_buffers = true;
+    const auto before = c.direct_calls();
+    run_bench(c, cfg);
+    const auto want = static_cast<std::uint64_t>(std::max(warmup, warmup ? 2 : 0) + 3 + 1);
+    if (c.direct_calls() - before != want)
+      throw std::runtime_error("--warmup " + std::to_string(warmup) + ": " +
+                               std::to_string(c.direct_calls() - before) +
+                               " direct allreduces, expected " + std::to_string(want));
+  }
+}
+
 void run(comm::TransportKind t, int ranks) {
   hn::test::RankSetup setup;
   setup.transport = t;
@@ -99,4 +122,12 @@ TEST_CASE("bench mutations: tcp 2 ranks") {
 }
 TEST_CASE("bench mutations: tcp 3 ranks") {
   run(comm::TransportKind::kTcp, 3);
+}
+
+TEST_CASE("bench warms both input buffers before timing") {
+  hn::test::RankSetup setup;
+  setup.transport = comm::TransportKind::kShm;
+  auto res = hn::test::run_ranks(2, setup, warmup_covers_both_buffers);
+  INFO("rank " << res.first_failed_rank << ": " << res.first_failure);
+  REQUIRE(res.exit_code == 0);
 }
