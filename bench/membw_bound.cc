@@ -26,12 +26,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stack/l4_operator/reduce.h"
@@ -48,13 +51,14 @@ struct Args {
   double factor = 4;
   int iters = 20, warmup = 5;
   std::size_t piece = 16 << 10;
+  std::string scheme = "best";
   std::string json;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "membw_bound: %s\nusage: membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] "
-               "[--iters N] [--warmup N] [--piece KIB] [--json PATH]\n",
+               "[--iters N] [--warmup N] [--scheme pull|push|best] [--json PATH]\n",
                why);
   std::exit(2);
 }
@@ -91,13 +95,16 @@ Args parse(int argc, char** argv) {
       a.iters = std::atoi(v);
     else if (k == "--warmup")
       a.warmup = std::atoi(v);
+    else if (k == "--scheme")
+      a.scheme = v;
     else if (k == "--json")
       a.json = v;
     else
       usage(("unknown option " + k).c_str());
   }
   if (a.ranks < 1 || a.ranks > 64 || a.iters < 1 || a.warmup < 0 || !(a.factor > 1) ||
-      a.min_bytes > a.max_bytes || a.piece < 1024)
+      a.min_bytes > a.max_bytes || a.piece < 1024 ||
+      (a.scheme != "pull" && a.scheme != "push" && a.scheme != "best"))
     usage("bad value");
   return a;
 }
@@ -174,6 +181,23 @@ class Probe {
     barrier();
   }
 
+  // Push: reduce our block piece by piece and write each piece into every
+  // rank's output while it is in cache (what the direct allreduce does);
+  // one barrier ends the iteration.
+  void iteration_push() {
+    for (std::size_t p = 0; p < pieces_; ++p) {
+      std::size_t o, l;
+      piece(r_, p, o, l);
+      float* dst = out(r_) + o;
+      op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, in(0) + o, in(n_ > 1 ? 1 : 0) + o, l);
+      if (n_ == 1) std::memcpy(dst, in(0) + o, l * sizeof(float));
+      for (int j = 2; j < n_; ++j)
+        op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, dst, in(j) + o, l);
+      for (int k = 1; k < n_; ++k) std::memcpy(out((r_ + k) % n_) + o, dst, l * sizeof(float));
+    }
+    barrier();
+  }
+
   void barrier() {
     const std::uint64_t gen = ctl_->generation.v.load(std::memory_order_acquire);
     if (ctl_->arrived.v.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<unsigned>(n_)) {
@@ -237,30 +261,53 @@ int main(int argc, char** argv) {
   auto res = hn::stack::sched::launch_local(lo, [&](int r) {
     nlohmann::json rows = nlohmann::json::array();
     if (r == 0)
-      std::printf("# membw_bound: %d rank(s)%s, f32 sum, iters %d, warmup %d\n%12s %12s %10s %8s\n",
-                  a.ranks, oversubscribed ? " (more ranks than CPUs: yielding waits)" : "", a.iters,
-                  a.warmup, "size(B)", "time(us)", "busbw", "#wrong");
+      std::printf(
+          "# membw_bound: %d rank(s)%s, f32 sum, iters %d, warmup %d\n%12s %12s %10s %8s %10s "
+          "%10s\n",
+          a.ranks, oversubscribed ? " (more ranks than CPUs: yielding waits)" : "", a.iters,
+          a.warmup, "size(B)", "time(us)", "busbw", "#wrong", "pull", "push");
     for (std::size_t bytes : sizes(a)) {
-      Probe p(ctl, data, a.ranks, r, bytes, a.piece, oversubscribed);
-      p.fill();
-      p.barrier();
-      for (int i = 0; i < a.warmup; ++i) p.iteration();
-      const auto t0 = Clock::now();
-      for (int i = 0; i < a.iters; ++i) p.iteration();
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
-      ctl->time_ns[r].v.store(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
-      const std::size_t bad = p.wrong();
-      p.barrier();
-      std::uint64_t worst = 0;
-      for (int j = 0; j < a.ranks; ++j) worst = std::max(worst, ctl->time_ns[j].v.load());
-      const double us = static_cast<double>(worst) / 1e3 / a.iters;
-      const double busbw = static_cast<double>(bytes) / (us * 1e3) * 2.0 * (a.ranks - 1) / a.ranks;
+      // One scheme's time (the slowest rank's) and this rank's wrong elements.
+      auto measure = [&](bool push) {
+        Probe p(ctl, data, a.ranks, r, bytes, a.piece, oversubscribed);
+        p.fill();
+        p.barrier();
+        auto once = [&] { push ? p.iteration_push() : p.iteration(); };
+        for (int i = 0; i < std::max(a.warmup, 1); ++i) once();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < a.iters; ++i) once();
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
+        ctl->time_ns[r].v.store(static_cast<std::uint64_t>(ns.count()), std::memory_order_relaxed);
+        const std::size_t bad = p.wrong();
+        p.barrier();
+        std::uint64_t worst = 0;
+        for (int j = 0; j < a.ranks; ++j) worst = std::max(worst, ctl->time_ns[j].v.load());
+        p.barrier();  // nobody refills before every rank has read every time
+        return std::pair<double, std::size_t>(static_cast<double>(worst) / 1e3 / a.iters, bad);
+      };
+      auto busbw = [&](double us) {
+        return static_cast<double>(bytes) / (us * 1e3) * 2.0 * (a.ranks - 1) / a.ranks;
+      };
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      std::pair<double, std::size_t> pull{nan, 0}, push{nan, 0};
+      if (a.scheme != "push") pull = measure(false);
+      if (a.scheme != "pull") push = measure(true);
+      // The bound is the faster scheme (a NaN never wins).
+      const double us = std::isnan(pull.first) || push.first < pull.first ? push.first : pull.first;
+      const std::size_t bad = pull.second + push.second;
       if (r == 0) {
-        std::printf("%12zu %12.2f %10.3f %8zu\n", bytes, us, busbw, bad);
+        std::printf("%12zu %12.2f %10.3f %8zu %10.3f %10.3f\n", bytes, us, busbw(us), bad,
+                    busbw(pull.first), busbw(push.first));
         std::fflush(stdout);
-        rows.push_back({{"size", bytes}, {"time_us", us}, {"busbw_gbps", busbw}, {"wrong", bad}});
+        rows.push_back({{"size", bytes},
+                        {"time_us", us},
+                        {"busbw_gbps", busbw(us)},
+                        {"wrong", bad},
+                        {"pull_gbps", std::isnan(pull.first) ? nlohmann::json()
+                                                             : nlohmann::json(busbw(pull.first))},
+                        {"push_gbps", std::isnan(push.first) ? nlohmann::json()
+                                                             : nlohmann::json(busbw(push.first))}});
       }
-      p.barrier();  // nobody refills before rank 0 has read every time
       if (bad) return 1;
     }
     if (r == 0 && !a.json.empty()) {

@@ -38,6 +38,9 @@ void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes
   c.run(s, "allreduce (direct)", o.timeout);
 }
 
+// A reduced piece is written to the peers' outputs while it is still in L1/L2.
+constexpr std::size_t kPushPieceBytes = 32u << 10;
+
 // Elements per block: blocks start on 64-byte boundaries (whole vectors, no
 // shared cache line between the ranks that write them).
 std::size_t block_elems(std::size_t count, std::size_t ranks, std::size_t esz) {
@@ -55,7 +58,7 @@ void reduce_all_inputs(const Options& o, testing::Fault fault, int n, int rank,
   if (fault == testing::Fault::kWrongReduceOp)
     rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
   // The block a "dropped slice" or "off by one" fault breaks: the one the
-  // block-wise path copies last (see try_direct_allreduce).
+  // direct path breaks for this rank (see try_direct_allreduce).
   const std::size_t last = (static_cast<std::size_t>(rank) + un - 1) % un;
   const std::size_t per = block_elems(count, un, esz);
   for (std::size_t b = 0; b < un; ++b) {
@@ -79,10 +82,6 @@ std::size_t direct_min_bytes(int ranks) {
   return ranks == 2 ? std::size_t{4} << 10 : 64u << 10;
 }
 
-std::size_t read_all_max_bytes(int ranks) {
-  return ranks == 2 ? std::size_t{256} << 10 : 0;
-}
-
 bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                           const Options& o) {
   const shm::WindowTable* w = c.windows();
@@ -99,17 +98,20 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
   auto* all = reinterpret_cast<Where*>(c.scratch(2, un * sizeof(Where)));
   all[ur] = mine;
   exchange(c, &mine, all, sizeof(Where), o);
-  auto** in = reinterpret_cast<const std::byte**>(c.scratch(3, 2 * un * sizeof(void*)));
+  // in[q]: rank q's input; outs[q]: its output (written by the push below).
+  std::byte* ptrs = c.scratch(3, 2 * un * sizeof(void*));
+  auto** in = reinterpret_cast<const std::byte**>(ptrs);
+  auto** outs = reinterpret_cast<std::byte**>(ptrs + un * sizeof(void*));
   for (std::size_t q = 0; q < un; ++q) {
     const Where& e = all[q];
     if (e.send_id == kNone) return false;
     if (q == ur) {
       in[q] = static_cast<const std::byte*>(send);
-      in[un + q] = static_cast<const std::byte*>(recv);
+      outs[q] = static_cast<std::byte*>(recv);
       continue;
     }
     const std::byte* sb = w->peer_base(e.send_id, static_cast<int>(q));
-    const std::byte* rb = w->peer_base(e.recv_id, static_cast<int>(q));
+    std::byte* rb = w->peer_base(e.recv_id, static_cast<int>(q));
     // A peer's window this rank has released (or never mapped): the program
     // broke alloc_window's contract, and falling back here alone would leave
     // the others waiting, so say so at once.
@@ -118,7 +120,7 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
                              " passed a window this rank has released; every rank must free a "
                              "window before any rank uses it again");
     in[q] = sb + e.send_off;
-    in[un + q] = rb + e.recv_off;
+    outs[q] = rb + e.recv_off;
   }
 
   const auto fault = testing::active_fault(c);
@@ -133,60 +135,48 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
     len = std::min(count, lo + per) - lo;
   };
   auto* out = static_cast<std::byte*>(recv);
-  const std::size_t last = (ur + un - 1) % un;
 
-  // Every rank sees the same table, so all choose the same way.
-  bool in_place = false;
-  for (std::size_t q = 0; q < un; ++q)
-    in_place |= all[q].send_id == all[q].recv_id && all[q].send_off < all[q].recv_off + bytes &&
-                all[q].recv_off < all[q].send_off + bytes;
-  if (bytes <= read_all_max_bytes(n) && !in_place) {
-    // Small: every rank reduces every block itself. No rank reads another's
-    // output, so the "my block is reduced" exchange goes away; only "I have
-    // read your input" remains before anyone returns. Not in place, where a
-    // rank's output would overwrite the input its peers are reading.
-    reduce_all_inputs(o, fault, n, r, in, out, count);
-    const std::uint64_t token = 1;
-    auto* tokens = reinterpret_cast<std::uint64_t*>(c.scratch(2, un * sizeof(std::uint64_t)));
-    exchange(c, &token, tokens, sizeof token, o);
-    c.count_direct_call();
-    return true;
-  }
-
-  // (2) Reduce block r: our own input first (in place it is the
-  // accumulator), then every other rank's in rank order.
+  // (2) Reduce block r, piece by piece (our own input first: in place it is
+  // the accumulator, then every other rank's in rank order), and write each
+  // piece into every rank's output while it is still in our cache. Only
+  // rank r reads block r of any input and only rank r writes block r of
+  // any output, so in place is safe: a piece of a peer's buffer is read
+  // before it is overwritten, by the same rank. The peer whose last block
+  // this is gets the "dropped slice" and "off by one" faults.
   std::size_t off, len;
   block(ur, off, len);
-  if (len && !stale) {
+  const std::size_t piece = std::max<std::size_t>(1, kPushPieceBytes / esz);
+  const std::size_t faulty = (ur + 1) % un;
+  for (std::size_t lo = 0; lo < len && !stale; lo += piece) {
+    const std::size_t po = off + lo * esz, pl = std::min(piece, len - lo);
     bool first = true;
     for (std::size_t q = 0; q < un; ++q) {
       if (q == ur) continue;
       if (first)
-        op::reduce_to(o.dtype, rop, out + off, in[ur] + off, in[q] + off, len);
+        op::reduce_to(o.dtype, rop, out + po, in[ur] + po, in[q] + po, pl);
       else
-        op::reduce_into(o.dtype, rop, out + off, in[q] + off, len);
+        op::reduce_into(o.dtype, rop, out + po, in[q] + po, pl);
       first = false;
     }
-    if (o.op == ReduceOp::kAvg) op::finalize_avg(o.dtype, out + off, len, n);
+    if (o.op == ReduceOp::kAvg) op::finalize_avg(o.dtype, out + po, pl, n);
+    for (std::size_t k = 1; k < un; ++k) {
+      const std::size_t q = (ur + k) % un;
+      std::byte* dst = outs[q] + po;
+      if (q == faulty && fault == testing::Fault::kDroppedSlice) continue;
+      if (q == faulty && fault == testing::Fault::kOffByOneChunk) {
+        // The whole block lands one element late: its first element keeps
+        // what the buffer held, its last is lost.
+        if (pl > 1 || lo + pl < len)
+          std::memmove(dst + esz, out + po, (lo + pl < len ? pl : pl - 1) * esz);
+        continue;
+      }
+      op::copy_bytes(dst, out + po, pl * esz);
+    }
   }
+  // (3) "Your block is in place": when every peer has said so, every peer has
+  // also finished reading our input, so we may return.
   const std::uint64_t token = 1;
   auto* tokens = reinterpret_cast<std::uint64_t*>(c.scratch(2, un * sizeof(std::uint64_t)));
-  exchange(c, &token, tokens, sizeof token, o);
-
-  // (3) Copy every other block from the rank that reduced it; the last one
-  // is the one a "dropped slice" or "off by one" fault breaks.
-  for (std::size_t k = 1; k < un; ++k) {
-    const std::size_t q = (ur + k) % un;
-    block(q, off, len);
-    if (!len || stale) continue;
-    const std::byte* src = in[un + q] + off;
-    if (q == last && fault == testing::Fault::kDroppedSlice) continue;
-    if (q == last && fault == testing::Fault::kOffByOneChunk) {
-      if (len > 1) std::memmove(out + off + esz, src, (len - 1) * esz);
-      continue;
-    }
-    op::copy_bytes(out + off, src, len * esz);
-  }
   exchange(c, &token, tokens, sizeof token, o);
   if (fault == testing::Fault::kZeroedOutput) std::memset(out, 0, bytes);
   c.count_direct_call();

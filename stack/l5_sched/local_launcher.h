@@ -25,9 +25,11 @@ struct LaunchOptions {
   int ranks = 1;
   std::chrono::milliseconds stop_delay{2000};
   std::chrono::milliseconds kill_grace{3000};
-  // Pin rank r to the r-th CPU this process may use when there are at least
-  // as many CPUs as ranks (what mpirun's default --bind-to core does for
-  // small jobs): spinning ranks then never share a core.
+  // Pin rank r to the (r mod k)-th of the k CPUs this process may use. With
+  // at least as many CPUs as ranks (what mpirun's default --bind-to core
+  // does for small jobs) spinning ranks never share a core; with more ranks
+  // than CPUs (mpirun's --bind-to core:overload-allowed) each CPU always
+  // alternates between the same ranks.
   bool bind_to_core = true;
 };
 

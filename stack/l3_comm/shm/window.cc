@@ -74,11 +74,11 @@ std::byte* WindowTable::allocate(Store& store, int rank, int world, std::size_t 
                            rank, peer);
       }
       const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
-      int pfd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      int pfd = open(path.c_str(), O_RDWR | O_CLOEXEC);
       if (pfd < 0)
         throw window_error("cannot open rank " + std::to_string(peer) + "'s window " + path, rank,
                            peer);
-      void* p = mmap(nullptr, len, PROT_READ, MAP_SHARED, pfd, 0);
+      void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
       close(pfd);
       if (p == MAP_FAILED)
         throw window_error("cannot map rank " + std::to_string(peer) + "'s window", rank, peer);
@@ -116,7 +116,7 @@ std::optional<WindowTable::Ref> WindowTable::find(const void* p, std::size_t byt
   return std::nullopt;
 }
 
-const std::byte* WindowTable::peer_base(std::size_t id, int peer) const {
+std::byte* WindowTable::peer_base(std::size_t id, int peer) const {
   if (id >= windows_.size() || windows_[id].base.empty() || peer < 0 ||
       static_cast<std::size_t>(peer) >= windows_[id].base.size())
     return nullptr;

@@ -1,7 +1,7 @@
 #pragma once
 // Shared-memory windows: buffers that every rank of a host-local
-// communicator maps, so a collective can read a peer's input and output in
-// place instead of copying them through the rings (NCCL's registered user
+// communicator maps read-write, so a collective can read a peer's input and
+// write its output in place instead of copying them through the rings (NCCL's registered user
 // buffers, MPI_Win_allocate_shared). Each window is one memfd per rank,
 // published in the group's store as "pid fd bytes" and mapped by every peer
 // through /proc/<pid>/fd/<fd> (the same way as the rings' segments).
@@ -17,7 +17,8 @@
 //    the same point of the program, like allocate()).
 //  - find() says whether [p, p + bytes) lies inside one of this rank's live
 //    windows and where; peer_base() is where this rank sees that window of
-//    another rank (null when released or never mapped).
+//    another rank (null when released or never mapped), mapped read-write:
+//    the direct allreduce writes each reduced block into every peer's output.
 // Windows are numbered in allocation order, so equal ids mean the same
 // window on every rank. Not thread-safe (one thread per communicator).
 
@@ -46,7 +47,7 @@ class WindowTable {
                       std::chrono::milliseconds timeout);
   void release(const void* p);
   std::optional<Ref> find(const void* p, std::size_t bytes) const;
-  const std::byte* peer_base(std::size_t id, int peer) const;
+  std::byte* peer_base(std::size_t id, int peer) const;
   bool empty() const { return live_ == 0; }
 
  private:

@@ -34,7 +34,7 @@ void expect(bool ok, const std::string& what) {
 
 // Bytes per buffer: the largest count below in the widest dtype.
 // 1000 straddles the 2-rank threshold (2-8 KB by dtype), 16387 the larger
-// one and stays in the read-all range, the last takes the block path.
+// one, the last pushes each block in many pieces with a short last one.
 constexpr std::size_t kCounts[] = {1000, 16387, (1u << 18) + 5};
 constexpr std::size_t kWindowBytes = ((1u << 18) + 5) * 8;
 
@@ -119,9 +119,9 @@ void over_tcp(Communicator& c) {
 
 constexpr float kStale = -7;
 
-// Two ranks: what each fault does to the direct path, where every rank
-// reduces the whole message (64 KiB) and where each reduces its block and
-// copies the other from its peer (past read_all_max_bytes).
+// Two ranks: what each fault does to the direct path, where each rank
+// reduces its block and pushes it into its peer's output (in one piece at
+// 64 KiB, in many at 4 MiB).
 void faults_at(Communicator& c, std::size_t count) {
   using testing::Fault;
   const std::size_t half = count / 2;
@@ -138,7 +138,7 @@ void faults_at(Communicator& c, std::size_t count) {
     allreduce(c, in, out, count, Options{});
     testing::set_fault(c, Fault::kNone);
   };
-  // The block this rank copies from its peer.
+  // The block this rank gets from its peer.
   const std::size_t lo = c.rank() == 0 ? half : 0;
   go(Fault::kNone);
   for (std::size_t i = 0; i < count; ++i) expect(out[i] == sum(i), "clean run is right");
@@ -162,7 +162,7 @@ void faults_at(Communicator& c, std::size_t count) {
 
 void faults(Communicator& c) {
   faults_at(c, (64u << 10) / 4);
-  faults_at(c, 2 * read_all_max_bytes(c.size()) / 4);
+  faults_at(c, (4u << 20) / 4);  // 2 MiB blocks: the faults cross piece boundaries
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "stack/l5_sched/local_launcher.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/temp_dir.h"
 
@@ -66,4 +68,35 @@ TEST_CASE("a rank killed by a signal is reported as 128 + signal") {
   CHECK(res.exit_code == 128 + SIGKILL);
   CHECK(res.first_failed_rank == 0);
   CHECK(res.first_failure.find("signal 9") != std::string::npos);
+}
+
+TEST_CASE("ranks are bound round-robin to the allowed CPUs, also when they outnumber them") {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  REQUIRE(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  const int k = static_cast<int>(cpus.size());
+  // One rank per CPU, then twice as many ranks as CPUs plus one.
+  for (int n : {k, 2 * k + 1}) {
+    hn::test::TempDir dir;
+    LaunchOptions o;
+    o.ranks = n;
+    auto res = launch_local(o, [&](int rank) {
+      cpu_set_t got;
+      CPU_ZERO(&got);
+      sched_getaffinity(0, sizeof got, &got);
+      std::ofstream f(dir.path() + "/" + std::to_string(rank));
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &got)) f << c << " ";
+      return 0;
+    });
+    REQUIRE(res.exit_code == 0);
+    for (int r = 0; r < n; ++r) {
+      INFO("ranks " << n << " rank " << r);
+      CHECK(hn::test::read_file(dir.path() + "/" + std::to_string(r)) ==
+            std::to_string(cpus[static_cast<std::size_t>(r % k)]) + " ");
+    }
+  }
 }
