@@ -2,7 +2,9 @@
 """The table of bench/compare.sh, from compare_run.py's results.jsonl.
 
 For every configuration and size: ours, the memory-bandwidth bound and ours as
-a fraction of it (shm), each peer at its defaults and at its best (the finalist
+a fraction of it (shm; the bound is membw_bound's pull probe, the scheme the
+issue defined; its push probe and ours/push are printed beside it, with no
+floor), each peer at its defaults and at its best (the finalist
 with the highest median on the measured repeats, its settings printed beside
 it), the ratios ours/peer-at-best, and iperf3 (tcp). Values are medians of the
 measured repeats with their p10-p90 spread. The 8 B row is latency in us, and
@@ -150,21 +152,27 @@ for cfg in ("shm2", "shm4", "tcp2"):
     md += [f"\n**{cfg}** ({MD_CFG[cfg]}): medians of {reps} interleaved repeats, p10-p90 in "
            "brackets; busbw GB/s, 8 B row: latency us; ratios are ours/peer (8 B: peer/ours), "
            "> 1 means we are faster.\n",
-           "| size | ours | bound | ours/bound | ours, private buffers | private/bound "
+           "| size | ours | bound | ours/bound | push probe | ours/push "
+           "| ours, private buffers | private/bound "
            "| Open MPI default | Open MPI best | ours/best "
            "| Open MPI best settings | Gloo default | Gloo best | ours/best | Gloo best settings "
-           "| floors |", "|" + "---|" * 15]
+           "| floors |", "|" + "---|" * 17]
     for z in sizes:
         lat = z <= 8
         o = stats(cfg, "ours", "", z)
         b = stats(cfg, "bound", "", z)
+        bp = stats(cfg, "bound-push", "", z)
         pv = stats(cfg, "ours", "private", z)
         line = {"size": z, "metric": "latency_us" if lat else "busbw_gbps", "ours": o, "bound": b,
                 "ours_over_bound": None if lat or not b else ratio(o, b, False),
+                "push_probe": bp,
+                "ours_over_push_probe": None if lat or not bp else ratio(o, bp, False),
                 "ours_private": pv,
                 "private_over_bound": None if lat or not b else ratio(pv, b, False)}
         print(f'{z:>10} B  ours {fmt(o)}' +
               ("" if lat or not b else f'   bound {fmt(b)}  ours/bound {r2(line["ours_over_bound"])}') +
+              ("" if lat or not bp else
+               f'   push probe {fmt(bp)}  ours/push {r2(line["ours_over_push_probe"])}') +
               ("" if not pv else f'   private buffers {fmt(pv)}' +
                ("" if lat or not b else f' ({r2(line["private_over_bound"])} of the bound)')))
         for tool, name in (("mpi", "Open MPI"), ("gloo", "Gloo")):
@@ -203,12 +211,14 @@ for cfg in ("shm2", "shm4", "tcp2"):
                 noisy.append(k)
         line["missed_within_spread"] = noisy
         missed = [k + (" (within our p10-p90)" if k in noisy else "") for k in missed]
-        wrong = sum(st["wrong"] for st in [o, b] if st)
+        wrong = sum(st["wrong"] for st in [o, b, bp] if st)
         print(f'{"":>13}floors: ' + ("met" if not missed else "MISSED: " + ", ".join(missed)) +
               (f"   WRONG ELEMENTS: {wrong}" if wrong else ""))
         out.append(line)
         md.append(f"| {size_name(z)} | {mfmt(o)} | {'-' if lat else mfmt(b)} | "
-                  f"{'-' if lat else r2(line['ours_over_bound'])} | {mfmt(pv)} | "
+                  f"{'-' if lat else r2(line['ours_over_bound'])} | "
+                  f"{'-' if lat else mfmt(bp)} | "
+                  f"{'-' if lat else r2(line['ours_over_push_probe'])} | {mfmt(pv)} | "
                   f"{'-' if lat or not pv else r2(line['private_over_bound'])} | " +
                   " | ".join(f"{mfmt(line[t]['default'])} ({r2(line[t]['ours_vs_default'])}) | "
                              f"{mfmt(line[t]['best'])} | {r2(line[t]['ours_vs_best'])} | "

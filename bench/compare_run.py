@@ -168,17 +168,27 @@ class Runner:
         self.rows("\n".join(lines), phase, cfg, "ours", "" if buffers == "window" else buffers, rep)
 
     def bound(self, cfg, phase, rep):
-        lines = []
+        """membw_bound prints size, time, busbw, #wrong (the faster scheme),
+        then pull and push busbw. The issue's bound is the pull probe (read
+        and add the own block, copy the others); the push probe (write each
+        reduced piece into every output) is recorded beside it."""
+        pull, push = [], []
+        n = int(cfg[-1])
         for (lo, hi, f, iters, warm) in BOUND_PLAN:
             out = self.run([BOUND, "--ranks", cfg[-1], "-b", str(lo), "-e", str(hi), "-f", str(f),
                             "--iters", str(iters), "--warmup", str(warm)])
             for line in (out or "").splitlines():
                 if line.startswith("#") or "size" in line:
                     continue
-                f4 = line.split()
-                if len(f4) == 4:
-                    lines.append(line)
-        self.rows("\n".join(lines), phase, cfg, "bound", "", rep)
+                f6 = line.split()
+                if len(f6) != 6:
+                    continue
+                size, wrong = int(f6[0]), f6[3]
+                for dst, bw in ((pull, float(f6[4])), (push, float(f6[5]))):
+                    t = size * 2.0 * (n - 1) / n / (bw * 1e3) if bw > 0 else 0.0
+                    dst.append(f"{size} {t} {bw} {wrong}")
+        self.rows("\n".join(pull), phase, cfg, "bound", "", rep)
+        self.rows("\n".join(push), phase, cfg, "bound-push", "", rep)
 
     def tcp_pair(self, argv_for_rank):
         """Rank 1 in namespace B, rank 0 in namespace A; rank 0's stdout."""
@@ -208,7 +218,10 @@ class Runner:
         if cfg in ("shm2", "shm4"):
             mca += ["--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism",
                     s["cma"]]
-            cmd = ["mpirun", "-np", cfg[-1]] + mca + [drv, PLAN]
+            # Placed like ours: rank r on CPU r mod k (mpirun binds to core by
+            # itself only when the ranks fit).
+            cmd = ["mpirun", "-np", cfg[-1], "--map-by", "core", "--bind-to",
+                   "core:overload-allowed"] + mca + [drv, PLAN]
         else:
             # mpirun runs in namespace A; its PMIx server must listen on the
             # veth (not loopback) so the rank in namespace B can reach it.
@@ -230,13 +243,13 @@ class Runner:
                 n = int(cfg[-1])
                 procs = []
                 for r in range(n - 1, 0, -1):
-                    # Pinned like ours: rank r on the r-th CPU when there are enough.
-                    pin = ["taskset", "-c", str(self.cpus[r])] if n <= len(self.cpus) else []
+                    # Pinned like ours: rank r on CPU r mod k.
+                    pin = ["taskset", "-c", str(self.cpus[r % len(self.cpus)])]
                     e = dict(os.environ, GLOO_RANK=str(r), GLOO_SIZE=str(n), **env)
                     procs.append(subprocess.Popen(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"]],
                                                   env=e, stdout=subprocess.DEVNULL,
                                                   stderr=subprocess.DEVNULL))
-                pin = ["taskset", "-c", str(self.cpus[0])] if n <= len(self.cpus) else []
+                pin = ["taskset", "-c", str(self.cpus[0])]
                 out = self.run(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"]],
                                dict(env, GLOO_RANK="0", GLOO_SIZE=str(n)))
                 for p in procs:

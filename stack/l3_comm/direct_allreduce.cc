@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stack/l3_comm/fault_injection.h"
+#include "stack/l3_comm/flat_allreduce.h"
 #include "stack/l4_operator/reduce.h"
 
 namespace hn::stack::comm {
@@ -23,17 +24,23 @@ struct Where {
 constexpr std::uint64_t kNone = ~std::uint64_t{0};
 
 // Every rank sends `mine` (bytes) to every other and receives theirs into
-// `theirs` (one slot of `bytes` per rank). Runs without an armed test fault:
-// the fault is applied to the data below, never to this bookkeeping.
+// `theirs` (one slot of `bytes` per rank): a complete all-to-all round, so
+// on shm it may go through the mailbox, one line per message. Runs without
+// an armed test fault: the fault is applied to the data below, never to this
+// bookkeeping.
 void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes,
               const Options& o) {
   testing::FaultPause pause(c);
   Schedule& s = c.schedule(o.dtype, o.op);
   const int n = c.size(), r = c.rank();
+  const bool mail = bytes <= mail_limit(c);
   for (int k = 1; k < n; ++k) {
     const int to = (r + k) % n, from = (r - k + n) % n;
-    s.send(to, mine, bytes);
-    s.recv(from, static_cast<std::byte*>(theirs) + static_cast<std::size_t>(from) * bytes, bytes);
+    s.transfers[s.send(to, mine, bytes)].mail = mail;
+    s
+        .transfers[s.recv(
+            from, static_cast<std::byte*>(theirs) + static_cast<std::size_t>(from) * bytes, bytes)]
+        .mail = mail;
   }
   c.run(s, "allreduce (direct)", o.timeout);
 }

@@ -7,11 +7,9 @@
 
 namespace hn::stack::comm {
 
-namespace {
 std::size_t mail_limit(Communicator& c) {
-  return c.device() ? c.device()->pair((c.rank() + 1) % c.size()).mail_bytes() : 0;
+  return c.device() && c.size() > 1 ? c.device()->pair((c.rank() + 1) % c.size()).mail_bytes() : 0;
 }
-}  // namespace
 
 bool use_flat_allreduce(Communicator& c, std::size_t bytes) {
   if (c.transport() != TransportKind::kShm || c.size() < 2 || c.size() > 8) return false;

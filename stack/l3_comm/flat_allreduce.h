@@ -20,6 +20,11 @@
 
 namespace hn::stack::comm {
 
+// The largest message c's pairs carry in their mailbox (0: none, as over
+// TCP). Only complete all-to-all rounds may use it (shm/ring.h): the flat
+// round here and the direct path's exchanges. The same on every rank.
+std::size_t mail_limit(Communicator& c);
+
 // Whether allreduce of `bytes` on c takes the flat path: shared memory,
 // 3 to 8 ranks and at most 4 KiB, or 2 ranks and at most one mailbox
 // message (Pair::mail_bytes()). The same on every rank of c.

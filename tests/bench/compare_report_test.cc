@@ -61,6 +61,7 @@ Results healthy() {
       .add("gloo", kGloo, 8, {18, 19, 20})
       .add("ours", "", k64K, {9.0, 9.1, 9.2})
       .add("bound", "", k64K, {10, 10, 10})
+      .add("bound-push", "", k64K, {20, 20, 20})
       .add("mpi", kMpiDefault, k64K, {2, 2, 2})
       .add("mpi", kMpiTuned, k64K, {3, 3, 3})
       .add("gloo", kGloo, k64K, {1, 1, 1});
@@ -109,6 +110,11 @@ TEST_CASE("compare report: a healthy run meets every floor") {
   }
   CHECK(rep.row(k64K)["mpi"]["best_settings"] == kMpiTuned);
   CHECK(rep.row(k64K)["ours_over_bound"].get<double>() == Approx(0.91));
+  // The push probe is printed beside the bound, with no floor of its own:
+  // ours at 0.45 of it leaves every floor met.
+  CHECK(rep.row(k64K)["ours_over_push_probe"].get<double>() == Approx(0.455));
+  CHECK(rep.row(k64K)["floors"].size() == 3);
+  CHECK(rep.md.find("| 20.00 <sub>[20.00-20.00]</sub> | 0.45 |") != std::string::npos);
   CHECK(rep.md.find("missed") == std::string::npos);
   CHECK(rep.md.find("Load average (1, 5, 15 min) during the run: start 0.10 0.20 0.30") !=
         std::string::npos);
