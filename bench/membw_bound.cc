@@ -1,23 +1,31 @@
 // The memory-bandwidth bound of an allreduce between processes on this host:
 // what N processes placed and pinned like `hnprecheck bench --local-ranks N`
-// reach when every rank reads the others' buffers directly (no copy through
-// a ring, no protocol): rank r sums block r of every rank's input into its
-// own output (the same L4 kernel the collectives call), then copies the other
-// blocks from the ranks that reduced them. Inputs and outputs live in one
-// shared memfd mapping; a block is copied piece by piece as soon as its owner
-// has reduced that piece (a release/acquire counter per rank), and one barrier
-// ends each iteration. Each rank has one input buffer (bench alternates two
-// for its verification, and warms both before timing). busbw =
-// size x 2(N-1)/N / time, as `bench` reports it, so
-// `bench/compare.sh` prints ours as a fraction of this.
+// reach on each other's buffers directly (no copy through a ring, no
+// protocol: the buffers never move, and one barrier ends each iteration),
+// in two schemes. Both sum block r of every rank's input into rank r's
+// output, 16 KiB at a time, with the L4 kernel the collectives call.
+//   pull (the bound issue 16 defined): then every rank copies the other
+//     blocks from the ranks that reduced them, each piece as soon as its
+//     owner has published it (a release/acquire counter per rank);
+//   push (what the direct allreduce does): rank r writes each reduced piece
+//     into every rank's output while it is in its cache.
+// Inputs and outputs live in one shared memfd mapping. Each rank has one
+// input buffer (bench alternates two for its verification, and warms both
+// before timing). busbw = size x 2(N-1)/N / time, as `bench` reports it.
 //
 //   membw_bound [--ranks N] [-b MIN] [-e MAX] [-f FACTOR] [--iters N] [--warmup N]
-//               [--piece KIB] [--json PATH]
-// --piece (default 16): the granularity of the pipelining (1 KiB .. any).
+//               [--scheme pull|push|best] [--json PATH]
+// best (the default) runs both; the table's time and busbw are the faster
+// scheme's, and two more columns give each scheme's busbw (`bench/compare.sh`
+// reads them: the pull probe is its "bound", the push probe is printed
+// beside it). Bad usage is exit 2; wrong elements are exit 1.
+// --fault pull|push (tests only) skips that scheme's last copy, so
+// tests/bench/membw_bound_test.cc can show the check catches it.
 //
 // Sizes are per-rank buffer bytes of f32, like bench's allreduce sizes. The
-// result is checked once per size (untimed) so the bound never comes from a
-// probe that skipped work. Prints a table; --json writes the rows.
+// result is checked once per size and scheme (untimed) so the bound never
+// comes from a probe that skipped work. Prints a table; --json writes the
+// rows.
 #include <immintrin.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -52,6 +60,7 @@ struct Args {
   int iters = 20, warmup = 5;
   std::size_t piece = 16 << 10;
   std::string scheme = "best";
+  std::string fault;  // test only: "pull" or "push" skips that scheme's last copy
   std::string json;
 };
 
@@ -97,6 +106,8 @@ Args parse(int argc, char** argv) {
       a.warmup = std::atoi(v);
     else if (k == "--scheme")
       a.scheme = v;
+    else if (k == "--fault")
+      a.fault = v;
     else if (k == "--json")
       a.json = v;
     else
@@ -104,7 +115,8 @@ Args parse(int argc, char** argv) {
   }
   if (a.ranks < 1 || a.ranks > 64 || a.iters < 1 || a.warmup < 0 || !(a.factor > 1) ||
       a.min_bytes > a.max_bytes || a.piece < 1024 ||
-      (a.scheme != "pull" && a.scheme != "push" && a.scheme != "best"))
+      (a.scheme != "pull" && a.scheme != "push" && a.scheme != "best") ||
+      (!a.fault.empty() && a.fault != "pull" && a.fault != "push"))
     usage("bad value");
   return a;
 }
@@ -121,9 +133,10 @@ struct Control {
 
 class Probe {
  public:
+  // skip: the test fault, the scheme run skips its last copy of the last piece.
   Probe(Control* ctl, std::byte* data, int n, int r, std::size_t bytes, std::size_t piece,
-        bool oversubscribed)
-      : ctl_(ctl), data_(data), n_(n), r_(r), bytes_(bytes), yield_(oversubscribed) {
+        bool oversubscribed, bool skip)
+      : ctl_(ctl), data_(data), n_(n), r_(r), bytes_(bytes), yield_(oversubscribed), skip_(skip) {
     const std::size_t count = bytes / sizeof(float);
     for (int b = 0; b < n; ++b) {
       off_.push_back(count / n * b + std::min<std::size_t>(b, count % n));
@@ -143,7 +156,12 @@ class Probe {
 
   void fill() {
     const std::size_t count = bytes_ / sizeof(float);
-    for (std::size_t i = 0; i < count; ++i) in(r_)[i] = static_cast<float>((r_ + 1) * (i % 64));
+    // The output starts wrong (-1), so a copy one scheme skips is never
+    // covered by what the scheme before it wrote.
+    for (std::size_t i = 0; i < count; ++i) {
+      in(r_)[i] = static_cast<float>((r_ + 1) * (i % 64));
+      out(r_)[i] = -1;
+    }
   }
 
   std::size_t wrong() const {
@@ -175,6 +193,7 @@ class Probe {
         while (ctl_->reduced[j].v.load(std::memory_order_acquire) < want) relax();
         std::size_t o, l;
         piece(j, p, o, l);
+        if (skip_ && k == n_ - 1 && p == pieces_ - 1) continue;  // --fault pull
         std::memcpy(out(r_) + o, out(j) + o, l * sizeof(float));
       }
     }
@@ -193,7 +212,10 @@ class Probe {
       if (n_ == 1) std::memcpy(dst, in(0) + o, l * sizeof(float));
       for (int j = 2; j < n_; ++j)
         op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, dst, in(j) + o, l);
-      for (int k = 1; k < n_; ++k) std::memcpy(out((r_ + k) % n_) + o, dst, l * sizeof(float));
+      for (int k = 1; k < n_; ++k) {
+        if (skip_ && k == n_ - 1 && p == pieces_ - 1) continue;  // --fault push
+        std::memcpy(out((r_ + k) % n_) + o, dst, l * sizeof(float));
+      }
     }
     barrier();
   }
@@ -226,7 +248,7 @@ class Probe {
   std::byte* data_;
   int n_, r_;
   std::size_t bytes_;
-  bool yield_;
+  bool yield_, skip_;
   std::vector<std::size_t> off_, len_;
   std::size_t pieces_ = 1;
   std::uint64_t iter_ = 0;
@@ -269,7 +291,8 @@ int main(int argc, char** argv) {
     for (std::size_t bytes : sizes(a)) {
       // One scheme's time (the slowest rank's) and this rank's wrong elements.
       auto measure = [&](bool push) {
-        Probe p(ctl, data, a.ranks, r, bytes, a.piece, oversubscribed);
+        Probe p(ctl, data, a.ranks, r, bytes, a.piece, oversubscribed,
+                a.fault == (push ? "push" : "pull"));
         p.fill();
         p.barrier();
         auto once = [&] { push ? p.iteration_push() : p.iteration(); };
