@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
         p.fill();
         p.barrier();
         auto once = [&] { push ? p.iteration_push() : p.iteration(); };
-        for (int i = 0; i < std::max(a.warmup, 1); ++i) once();
+        for (int i = 0; i < a.warmup; ++i) once();
         const auto t0 = Clock::now();
         for (int i = 0; i < a.iters; ++i) once();
         const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
