@@ -172,16 +172,23 @@ class Probe {
     return bad;
   }
 
+  // Sums piece p of our block of every rank's input into our output; returns
+  // where it landed and sets its offset and length (elements).
+  float* reduce_piece(std::size_t p, std::size_t& o, std::size_t& l) {
+    piece(r_, p, o, l);
+    float* dst = out(r_) + o;
+    op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, in(0) + o, in(n_ > 1 ? 1 : 0) + o, l);
+    if (n_ == 1) std::memcpy(dst, in(0) + o, l * sizeof(float));
+    for (int j = 2; j < n_; ++j)
+      op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, dst, in(j) + o, l);
+    return dst;
+  }
+
   void iteration() {
     // Reduce our block of every rank's input, piece by piece, publishing each.
     for (std::size_t p = 0; p < pieces_; ++p) {
       std::size_t o, l;
-      piece(r_, p, o, l);
-      float* dst = out(r_) + o;
-      op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, in(0) + o, in(n_ > 1 ? 1 : 0) + o, l);
-      if (n_ == 1) std::memcpy(dst, in(0) + o, l * sizeof(float));
-      for (int j = 2; j < n_; ++j)
-        op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, dst, in(j) + o, l);
+      reduce_piece(p, o, l);
       ctl_->reduced[r_].v.fetch_add(1, std::memory_order_release);
     }
     ++iter_;
@@ -206,12 +213,7 @@ class Probe {
   void iteration_push() {
     for (std::size_t p = 0; p < pieces_; ++p) {
       std::size_t o, l;
-      piece(r_, p, o, l);
-      float* dst = out(r_) + o;
-      op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, in(0) + o, in(n_ > 1 ? 1 : 0) + o, l);
-      if (n_ == 1) std::memcpy(dst, in(0) + o, l * sizeof(float));
-      for (int j = 2; j < n_; ++j)
-        op::reduce_to(op::DType::kF32, op::ReduceOp::kSum, dst, dst, in(j) + o, l);
+      const float* dst = reduce_piece(p, o, l);
       for (int k = 1; k < n_; ++k) {
         if (skip_ && k == n_ - 1 && p == pieces_ - 1) continue;  // --fault push
         std::memcpy(out((r_ + k) % n_) + o, dst, l * sizeof(float));

@@ -35,8 +35,8 @@ namespace hn::stack::comm {
 // Smallest message (bytes) that tries the direct path. Measured here
 // (README "Tuning"): with 2 ranks the direct path's two exchanges beat one
 // recursive-doubling step from 4 KiB; with more ranks (oversubscribed on a
-// 2-CPU machine, where every exchange costs a context switch) level at
-// 16 KiB, ahead from 64 KiB.
+// 2-CPU machine, where every exchange costs a context switch) it is still
+// level or behind at 16 KiB (re-measured with the push path), so from 64 KiB.
 std::size_t direct_min_bytes(int ranks);
 
 // Reduces n inputs (in[0..n-1], in rank order, so every rank that calls it
