@@ -2,8 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <map>
 #include <cctype>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -39,11 +39,23 @@ class Walker {
   Walker(const std::string& text, const std::string& file)
       : file_(file), lines_(text_lines(text)) {}
 
+  // A later ConfigMap of the same name replaces an earlier one, as a second
+  // `kubectl apply` would. Erase-then-emplace, never YAML::Node::operator=:
+  // assigning to a Node writes through to the node it refers to (it would
+  // rewrite the first ConfigMap's data inside the tree), and throws
+  // InvalidNode when the right side is a missing key such as an absent `data`.
   void collect_config_maps(const std::vector<YAML::Node>& docs) {
-    for (const auto& d : docs)
-      if (d.IsMap() && d["kind"] && d["kind"].IsScalar() && d["kind"].Scalar() == "ConfigMap" &&
-          d["metadata"] && d["metadata"].IsMap() && d["metadata"]["name"])
-        config_maps_[d["metadata"]["name"].Scalar()] = d["data"];
+    for (const auto& d : docs) {
+      if (!d.IsMap() || !d["kind"] || !d["kind"].IsScalar() || d["kind"].Scalar() != "ConfigMap")
+        continue;
+      const YAML::Node meta = d["metadata"];
+      if (!meta || !meta.IsMap() || !meta["name"] || !meta["name"].IsScalar()) continue;
+      const YAML::Node data = d["data"];
+      const std::string name = meta["name"].Scalar();
+      config_maps_.erase(name);
+      // No `data`: a ConfigMap with no keys, which envFrom reads as nothing.
+      config_maps_.emplace(name, data ? data : YAML::Node());
+    }
   }
 
   void walk(const YAML::Node& n, const std::string& context) {
@@ -107,7 +119,8 @@ class Walker {
     size_t e = s.find_last_not_of(" \t\r");
     if (e == std::string::npos) return l;
     size_t b = e;
-    while (b > 0 && (s[b] == '-' || s[b] == '+' || std::isdigit(static_cast<unsigned char>(s[b])))) --b;
+    while (b > 0 && (s[b] == '-' || s[b] == '+' || std::isdigit(static_cast<unsigned char>(s[b]))))
+      --b;
     return (s[b] == '|' || s[b] == '>') ? l + 1 : l;
   }
 
@@ -206,7 +219,8 @@ class Walker {
       if (!it->first.IsScalar()) continue;
       std::string name = prefix + it->first.Scalar();
       if (!is_shell_name(name)) continue;
-      const YAML::Node& v = it->second;
+      // A copy: it->second lives in a proxy that dies at the end of this statement.
+      const YAML::Node v = it->second;
       covered_.insert({name, line_of(it->first)});
       if (v.IsNull()) {
         out_.notes.push_back(InputNote{InputNote::kUnset, name, file_, line_of(it->first),

@@ -142,3 +142,38 @@ TEST_CASE("k8s: quoted numbers and manifests without env are fine") {
   CHECK(parse_k8s_manifest_text("kind: ConfigMap\ndata: {A: b}\n", "x").empty());
   CHECK(parse_k8s_manifest_text("", "x").empty());
 }
+
+// Found by fuzz_k8s_manifest: a ConfigMap without `data` threw YAML's
+// InvalidNode out of the reader, and a reference to yaml-cpp's iterator proxy
+// outlived its statement in the ConfigMap walk (ASan stack-use-after-scope).
+TEST_CASE("k8s: ConfigMaps read through envFrom - missing data and a repeated name") {
+  const std::string pod = R"(---
+kind: Pod
+spec:
+  containers:
+    - name: c
+      envFrom: [{configMapRef: {name: nccl}, prefix: X_}]
+)";
+  SECTION("a ConfigMap without data gives no variables and no note") {
+    EnvInput in = read_manifest_text("kind: ConfigMap\nmetadata: {name: nccl}\n" + pod, "x");
+    CHECK(in.entries.empty());
+    CHECK(in.notes.empty());
+  }
+  SECTION("the later of two ConfigMaps with one name wins") {
+    EnvInput in = read_manifest_text(
+        "kind: ConfigMap\nmetadata: {name: nccl}\ndata: {A: '1'}\n---\n"
+        "kind: ConfigMap\nmetadata: {name: nccl}\ndata: {B: '2', C: null}\n" +
+            pod,
+        "x");
+    CHECK(summary(in.entries) == "X_B=2@7[container c via ConfigMap nccl] ");
+    REQUIRE(in.notes.size() == 1);
+    CHECK(in.notes[0].name == "X_C");
+  }
+  SECTION("a ConfigMap whose name is not a string is not collected") {
+    EnvInput in =
+        read_manifest_text("kind: ConfigMap\nmetadata: {name: [x]}\ndata: {A: '1'}\n" + pod, "x");
+    CHECK(in.entries.empty());
+    REQUIRE(in.notes.size() == 1);
+    CHECK_THAT(in.notes[0].why, Catch::Contains("that ConfigMap is not in this file"));
+  }
+}
