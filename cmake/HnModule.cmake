@@ -24,8 +24,11 @@ function(hn_test target)
     set(cost_property COST ${ARG_COST})
   endif()
   add_executable(${target} ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_sanitize)
+  target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_test_flags hn_sanitize)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  if(TARGET hn_test_pch)
+    target_precompile_headers(${target} REUSE_FROM hn_test_pch)
+  endif()
   # --warn NoTests: a ctest entry whose filter matches no TEST_CASE fails
   # instead of passing silently (a ';' in a test name splits it in two).
   catch_discover_tests(${target}

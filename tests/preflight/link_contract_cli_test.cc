@@ -26,6 +26,7 @@
 #include <regex>
 #include <string>
 
+#include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
@@ -68,15 +69,6 @@ struct SilentPeer {
   }
 };
 
-int closed_port() {
-  Socket s(socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s.fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  return port_of(s.fd);  // closed on return: nobody listens there
-}
-
 // Runs `hnprecheck translate` and returns the env file it wrote.
 std::string translate(const TempDir& dir, const std::string& from, const std::string& to,
                       const std::string& input) {
@@ -101,11 +93,12 @@ struct BenchFailure {
 // translated env file sourced by a POSIX shell.
 BenchFailure bench_rank1(const std::string& env_file, int port, double limit_s) {
   auto t0 = std::chrono::steady_clock::now();
-  auto r = run_process({"/bin/sh", "-c", "set -a; . \"$0\"; set +a; exec \"$@\"", env_file,
-                        HN_BINARY, "bench", "-b", "8", "-e", "64", "--transport", "tcp"},
-                       limit_s,
-                       {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
-                        "MASTER_PORT=" + std::to_string(port), "HN_TOKEN=link-contract-test-0123456789abcdef"});
+  auto r = run_process(
+      {"/bin/sh", "-c", "set -a; . \"$0\"; set +a; exec \"$@\"", env_file, HN_BINARY, "bench", "-b",
+       "8", "-e", "64", "--transport", "tcp"},
+      limit_s,
+      {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port),
+       "HN_TOKEN=link-contract-test-0123456789abcdef"});
   BenchFailure f;
   f.exit_code = r.exit_code;
   f.err = r.err;
@@ -127,7 +120,8 @@ TEST_CASE("contract: NCCL-target retries - a refused peer fails after 5 attempts
   REQUIRE_THAT(written, Catch::Contains("NCCL_SOCKET_RETRY_CNT=4"));
   REQUIRE_THAT(written, Catch::Contains("NCCL_SOCKET_RETRY_SLEEP_MSEC=250"));
 
-  auto f = bench_rank1(env, closed_port(), 60);
+  hn::test::ClosedPort closed;
+  auto f = bench_rank1(env, closed.port(), 60);
   INFO(f.err);
   CHECK(f.exit_code == 1);
   CHECK_THAT(f.err, Catch::Contains("connection refused"));

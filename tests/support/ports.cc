@@ -53,4 +53,22 @@ std::string free_loopback_rendezvous() {
   return "127.0.0.1:" + std::to_string(free_loopback_port());
 }
 
+ClosedPort::ClosedPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  if (fd_ < 0) throw std::runtime_error("ClosedPort: socket() failed");
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(fd_);
+    throw std::runtime_error("ClosedPort: cannot bind a loopback port");
+  }
+  port_ = ntohs(a.sin_port);
+}
+
+ClosedPort::~ClosedPort() {
+  ::close(fd_);
+}
+
 }  // namespace hn::test

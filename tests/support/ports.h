@@ -21,4 +21,24 @@ int free_loopback_port();
 // "127.0.0.1:<free_loopback_port()>".
 std::string free_loopback_rendezvous();
 
+// A loopback port where a connection is refused, for as long as this object
+// lives. It holds a socket bound to 127.0.0.1 that never listens: a SYN there
+// gets a reset, and no other socket can take the port meanwhile (no
+// SO_REUSEADDR, and connect() never picks a bound port as its source). The
+// earlier "bind, read the port, close" left the port free for a test running
+// in parallel to take, which turned "refused" into "timeout" in CI-like runs
+// (link_mesh_test). Throws std::runtime_error if the socket cannot be bound.
+class ClosedPort {
+ public:
+  ClosedPort();
+  ~ClosedPort();
+  ClosedPort(const ClosedPort&) = delete;
+  ClosedPort& operator=(const ClosedPort&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
 }  // namespace hn::test

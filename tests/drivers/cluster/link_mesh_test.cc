@@ -12,6 +12,7 @@
 
 #include "drivers/cluster/link_pattern.h"
 #include "tests/preflight/certify/store_harness.h"
+#include "tests/support/ports.h"
 
 using namespace hn;
 using drivers::cluster::LinkMesh;
@@ -98,12 +99,8 @@ TEST_CASE("link mesh: a refused peer and an impostor are classified, naming the 
   test::StoreHarness h(n);
   namespace comm = stack::comm;
   comm::LinkParams lp;
-  int closed_port = 0;
-  {
-    comm::Fd l = comm::listen_on("127.0.0.1", 0, lp, {});
-    closed_port = comm::local_port_of(l.get());
-  }
-  h.store(2).set("links/b/addr/2", "127.0.0.1|" + std::to_string(closed_port) + "|");
+  test::ClosedPort closed;
+  h.store(2).set("links/b/addr/2", "127.0.0.1|" + std::to_string(closed.port()) + "|");
   h.store(2).set("links/b/tried/2", "1");
   comm::Fd impostor = comm::listen_on("127.0.0.1", 0, lp, {});
   h.store(3).set("links/b/addr/3",

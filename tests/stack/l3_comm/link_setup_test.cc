@@ -8,16 +8,12 @@
 #include <string>
 
 #include "stack/l3_comm/socket.h"
+#include "tests/support/ports.h"
 
 using namespace hn::stack::comm;
 using namespace std::chrono_literals;
 
 namespace {
-
-int free_port() {
-  Fd fd = listen_on("127.0.0.1", 0, LinkParams{}, {});
-  return local_port_of(fd.get());  // closed again: nobody listens there now
-}
 
 LinkParams quick(std::chrono::milliseconds timeout) {
   LinkParams p;
@@ -31,7 +27,8 @@ LinkParams quick(std::chrono::milliseconds timeout) {
 }  // namespace
 
 TEST_CASE("connect to a closed port is classified as refused, after the retries") {
-  const int port = free_port();
+  hn::test::ClosedPort closed;
+  const int port = closed.port();
   ErrorContext ctx;
   ctx.local_rank = 3;
   ctx.peer_rank = 5;
@@ -91,7 +88,8 @@ struct Failure {
 };
 
 Failure refused_with(const LinkParams& p) {
-  const int port = free_port();
+  hn::test::ClosedPort closed;
+  const int port = closed.port();
   auto t0 = Clock::now();
   try {
     connect_with_retry("127.0.0.1", port, p, {});
