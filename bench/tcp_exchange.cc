@@ -4,7 +4,7 @@
 // library around it. Variants show which socket-level habits change the
 // speed on a link (bench/tcp_exchange.sh runs them over a veth pair).
 //   tcp_exchange ROLE HOST PORT BYTES ITERS [--handshake] [--blocking]
-//                [--sndbuf] [--recv-spin] [--offset K]
+//                [--sndbuf] [--recv-spin] [--offset K] [--deadline S] [--fault]
 // ROLE 0 listens on HOST:PORT, ROLE 1 connects to it. BYTES is the
 // allreduce's size (each half is BYTES/2 of floats).
 //   --handshake  after each half is received, both send and await a 52-byte
@@ -17,11 +17,17 @@
 //   --offset K   the buffers start K bytes (0-63) past a page boundary (a
 //                std::vector's large block starts at 16): the kernel's
 //                copies slow down when source and destination are 16-48
-//                bytes apart modulo 64.
+//                bytes apart modulo 64;
+//   --deadline S the connection and each exchange must finish within S
+//                seconds (default 30), or the probe stops with exit 3;
+//   --fault      (tests only) this rank leaves the last element of its half
+//                unreduced, which the check must count.
+// Each exchange sends and receives at once, as an allreduce's ranks do.
 // Role 0 prints one JSON line: the mean time per call, busbw (= bytes/time
 // for 2 ranks), the time inside send and recv calls per call, and the
 // elements wrong in one more call into a poisoned output (exit 1 if any).
-// Bad arguments: a message and exit 2.
+// Bad arguments: a message and exit 2. A deadline missed: a message naming
+// what was left, and exit 3.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -52,6 +58,8 @@ struct Options {
   int iters = 0;
   bool handshake = false, blocking = false, sndbuf = false, recv_spin = false;
   std::size_t offset = 0;
+  double deadline_s = 30;
+  bool fault = false;
 };
 
 [[noreturn]] void die(const std::string& what) {
@@ -59,6 +67,10 @@ struct Options {
   std::exit(1);
 }
 
+// Each call's exchanges must finish within o.deadline_s: a probe that stalls
+// (a dead peer, or --blocking at a size beyond the socket buffers, where
+// both sides block in send) stops with a message and exit 3 instead of
+// hanging.
 class Link {
  public:
   Link(const Options& o) : o_(o) {
@@ -66,78 +78,106 @@ class Link {
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<std::uint16_t>(o.port));
     if (inet_pton(AF_INET, o.host.c_str(), &a.sin_addr) != 1) die("bad address " + o.host);
+    const auto until = Clock::now() + std::chrono::duration<double>(o.deadline_s);
     if (o.role == 0) {
       int l = socket(AF_INET, SOCK_STREAM, 0);
       int one = 1;
       setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
       if (bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(l, 1) != 0)
         die("listen on " + o.host);
+      pollfd q{l, POLLIN, 0};
+      if (poll(&q, 1, static_cast<int>(o.deadline_s * 1000)) != 1)
+        timed_out("no peer connected to " + o.host + ":" + std::to_string(o.port));
       fd_ = accept(l, nullptr, nullptr);
       close(l);
     } else {
-      for (int i = 0; i < 500; ++i) {  // up to 5 s for role 0 to listen
+      while (Clock::now() < until) {  // role 0 may not listen yet
         fd_ = socket(AF_INET, SOCK_STREAM, 0);
         if (connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) break;
         close(fd_);
         fd_ = -1;
         usleep(10000);
       }
+      if (fd_ < 0) timed_out("could not connect to " + o.host + ":" + std::to_string(o.port));
     }
-    if (fd_ < 0) die("connect to " + o.host);
+    if (fd_ < 0) die("accept on " + o.host);
     int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (o.sndbuf) {
       int v = static_cast<int>(o.bytes / 2);
       setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
     }
-    if (!o.blocking) fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+    if (o.blocking) {
+      // A blocking send returns what it sent when this expires, so the
+      // deadline below still gets its turn.
+      timeval tv{static_cast<time_t>(o.deadline_s),
+                 static_cast<suseconds_t>((o.deadline_s - static_cast<long>(o.deadline_s)) * 1e6)};
+      setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    } else {
+      fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+    }
   }
   ~Link() { close(fd_); }
 
-  void send_all(const char* p, std::size_t n) {
-    while (n) {
-      const auto t0 = Clock::now();
-      ssize_t r = ::send(fd_, p, n, MSG_NOSIGNAL);
-      if (r > 0) {
-        send_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
-        p += r;
-        n -= static_cast<std::size_t>(r);
-      } else if (r < 0 && errno == EAGAIN) {
-        pollfd q{fd_, POLLOUT, 0};
-        poll(&q, 1, 10000);
-      } else if (!(r < 0 && errno == EINTR)) {
-        die("send");
-      }
-    }
-  }
-  // Receives n bytes into dst; after each piece, sink(bytes received so far).
+  // Sends sn bytes from src while receiving rn bytes into dst, both at once
+  // (each side sends before it has received, so sending first and receiving
+  // after deadlocks once a half exceeds what the two socket buffers hold).
+  // After each received piece, sink(bytes received so far).
   template <typename Sink>
-  void recv_all(char* dst, std::size_t n, Sink&& sink) {
+  void exchange(const char* src, std::size_t sn, char* dst, std::size_t rn, Sink&& sink) {
+    const auto until = Clock::now() + std::chrono::duration<double>(o_.deadline_s);
     std::size_t got = 0;
-    while (got < n) {
-      const auto t0 = Clock::now();
-      ssize_t r = ::recv(fd_, dst + got, n - got, MSG_DONTWAIT);
-      if (r > 0) {
-        recv_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
-        got += static_cast<std::size_t>(r);
-        sink(got);
-      } else if (r == 0) {
-        errno = ECONNRESET;
-        die("peer closed");
-      } else if (errno == EAGAIN) {
-        if (!o_.recv_spin) {
-          pollfd q{fd_, POLLIN, 0};
-          while (poll(&q, 1, 0) == 0) {
-          }
+    while (sn || got < rn) {
+      bool moved = false;
+      if (sn) {
+        const auto t0 = Clock::now();
+        ssize_t r = ::send(fd_, src, sn, MSG_NOSIGNAL);
+        if (r > 0) {
+          send_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+          src += r;
+          sn -= static_cast<std::size_t>(r);
+          moved = true;
+        } else if (!(r < 0 && (errno == EAGAIN || errno == EINTR))) {
+          die("send");
         }
-      } else if (errno != EINTR) {
-        die("recv");
+      }
+      if (got < rn) {
+        const auto t0 = Clock::now();
+        ssize_t r = ::recv(fd_, dst + got, rn - got, MSG_DONTWAIT);
+        if (r > 0) {
+          recv_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+          got += static_cast<std::size_t>(r);
+          sink(got);
+          moved = true;
+        } else if (r == 0) {
+          errno = ECONNRESET;
+          die("peer closed");
+        } else if (errno != EAGAIN && errno != EINTR) {
+          die("recv");
+        }
+      }
+      // Checked on every pass: a blocking send that timed out after sending
+      // part still "moved".
+      if (Clock::now() > until)
+        timed_out("an exchange did not finish (" + std::to_string(sn) + " bytes left to send, " +
+                  std::to_string(rn - got) + " to receive)");
+      if (moved) continue;
+      if (!o_.recv_spin || sn) {  // wait busily in poll() (Gloo's busy-poll retries recv)
+        pollfd q{fd_, static_cast<short>((sn ? POLLOUT : 0) | (got < rn ? POLLIN : 0)), 0};
+        poll(&q, 1, 0);
       }
     }
   }
   double send_s_ = 0, recv_s_ = 0;
 
  private:
+  [[noreturn]] void timed_out(const std::string& what) {
+    std::fprintf(stderr, "tcp_exchange: timeout after %g s: %s%s\n", o_.deadline_s, what.c_str(),
+                 o_.blocking ? " (--blocking: both sides block in send once a half exceeds what "
+                               "the socket buffers hold; net.core.wmem_max caps --sndbuf)"
+                             : "");
+    std::exit(3);
+  }
   const Options& o_;
   int fd_ = -1;
 };
@@ -146,7 +186,7 @@ Options parse(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr,
                  "usage: tcp_exchange ROLE HOST PORT BYTES ITERS [--handshake] [--blocking] "
-                 "[--sndbuf] [--recv-spin] [--offset K]\n");
+                 "[--sndbuf] [--recv-spin] [--offset K] [--deadline S] [--fault]\n");
     std::exit(2);
   }
   Options o;
@@ -173,6 +213,17 @@ Options parse(int argc, char** argv) {
         std::exit(2);
       }
       o.offset = static_cast<std::size_t>(k);
+      ++i;
+    } else if (a == "--fault") {
+      o.fault = true;
+    } else if (a == "--deadline") {
+      char* end = nullptr;
+      const double d = i + 1 < argc ? std::strtod(argv[i + 1], &end) : -1;
+      if (i + 1 >= argc || *end != '\0' || !(d > 0 && d <= 3600)) {
+        std::fprintf(stderr, "tcp_exchange: --deadline takes seconds, above 0 and up to 3600\n");
+        std::exit(2);
+      }
+      o.deadline_s = d;
       ++i;
     } else {
       std::fprintf(stderr, "tcp_exchange: unknown option %s\n", a.c_str());
@@ -210,19 +261,19 @@ int main(int argc, char** argv) {
   auto nothing = [](std::size_t) {};
   auto handshake = [&] {
     if (!o.handshake) return;
-    link.send_all(note, sizeof note);
-    link.recv_all(got_note, sizeof got_note, nothing);
+    link.exchange(note, sizeof note, got_note, sizeof got_note, nothing);
   };
   auto call = [&] {
-    link.send_all(reinterpret_cast<const char*>(in + theirs), half);
     std::size_t done = 0;  // elements reduced
-    link.recv_all(reinterpret_cast<char*>(peer), half, [&](std::size_t got) {
-      const std::size_t upto = got / sizeof(float);
-      for (; done < upto; ++done) out[mine + done] = in[mine + done] + peer[done];
-    });
+    link.exchange(reinterpret_cast<const char*>(in + theirs), half, reinterpret_cast<char*>(peer),
+                  half, [&](std::size_t got) {
+                    const std::size_t upto = got / sizeof(float);
+                    for (; done < upto; ++done) out[mine + done] = in[mine + done] + peer[done];
+                    if (o.fault && done == n) out[mine + n - 1] = in[mine + n - 1];
+                  });
     handshake();
-    link.send_all(reinterpret_cast<const char*>(out + mine), half);
-    link.recv_all(reinterpret_cast<char*>(out + theirs), half, nothing);
+    link.exchange(reinterpret_cast<const char*>(out + mine), half,
+                  reinterpret_cast<char*>(out + theirs), half, nothing);
     handshake();
   };
   for (int i = 0; i < 20; ++i) call();

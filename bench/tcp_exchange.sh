@@ -37,10 +37,19 @@ for rep in $(seq 1 "$reps"); do
   row ours "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['busbw_gbps'])" "$out/ours.json")"
   for flags in "--offset 16" "" "--handshake --offset 16" "--handshake" "--handshake --blocking --sndbuf --recv-spin"; do
     port=$((port + 1))
-    ip netns exec $b taskset -c "$c1" $PROBE 1 10.79.0.1 $port "$bytes" "$iters" $flags &
-    j=$(ip netns exec $a taskset -c "$c0" $PROBE 0 10.79.0.1 $port "$bytes" "$iters" $flags)
-    wait
-    row "socket${flags:+,}${flags// /,}" "$(python3 -c "import json,sys; j=json.loads(sys.argv[1]); print(j['busbw_gbps'], j['send_us'], j['recv_us'])" "$j")"
+    # A row that stops (exit 3: a blocking send that cannot finish at this
+    # size) is reported as stopped, with its message, not dropped.
+    ip netns exec $b taskset -c "$c1" $PROBE 1 10.79.0.1 $port "$bytes" "$iters" $flags --deadline 20 2>/dev/null &
+    rc=0
+    j=$(ip netns exec $a taskset -c "$c0" $PROBE 0 10.79.0.1 $port "$bytes" "$iters" $flags --deadline 20 2>"$out/err") || rc=$?
+    wait || true
+    name="socket${flags:+,}${flags// /,}"
+    if [ "$rc" -eq 0 ]; then
+      row "$name" "$(python3 -c "import json,sys; j=json.loads(sys.argv[1]); print(j['busbw_gbps'], j['send_us'], j['recv_us'])" "$j")"
+    else
+      row "$name" "stopped"
+      head -c 300 "$out/err" | sed "s/^/# $name: exit $rc: /" >>"$out/notes"
+    fi
   done
   if [ -n "$GLOO" ]; then
     st=$(mktemp -d)
@@ -58,15 +67,22 @@ import collections, statistics, sys
 rows = collections.OrderedDict()
 for line in open(sys.argv[1]):
     name, *vals = line.split()
-    rows.setdefault(name, []).append([float(v) for v in vals])
+    rows.setdefault(name, []).append([] if vals == ["stopped"] else [float(v) for v in vals])
 print(f"{'row':50s} {'busbw GB/s median [p10-p90]':30s} send/recv us per call")
-for name, vs in rows.items():
+for name, raw in rows.items():
+    vs = [v for v in raw if v]
+    stopped = len(raw) - len(vs)
+    if not vs:
+        print(f"{name:50s} stopped in all {stopped} runs")
+        continue
     bw = sorted(v[0] for v in vs)
     n = len(bw)
     extra = ""
     if len(vs[0]) == 3:
         extra = "%.0f / %.0f" % (statistics.median(v[1] for v in vs), statistics.median(v[2] for v in vs))
-    print(f"{name:50s} {statistics.median(bw):.2f} [{bw[n // 10]:.2f}-{bw[min(n - 1, n * 9 // 10)]:.2f}]{'':14s} {extra}")
+    print(f"{name:50s} {statistics.median(bw):.2f} [{bw[n // 10]:.2f}-{bw[min(n - 1, n * 9 // 10)]:.2f}]{'':14s} {extra}"
+          + (f"  (stopped in {stopped} runs)" if stopped else ""))
 PY
+[ -f "$out/notes" ] && sort -u "$out/notes"
 echo "# load: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$out"
