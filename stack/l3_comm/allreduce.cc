@@ -1,8 +1,11 @@
 // allreduce (ring, recursive doubling) and reduce_scatter (ring).
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
+#include "compat/input_error.h"
 #include "stack/l3_comm/blocks.h"
 #include "stack/l3_comm/collectives.h"
 #include "stack/l3_comm/direct_allreduce.h"
@@ -41,7 +44,7 @@ void ring_allreduce(Communicator& c, const void* send, void* recv, std::size_t c
                     const Options& o) {
   const int n = c.size(), r = c.rank(), right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t esz = op::dtype_size(o.dtype);
-  const std::size_t slice_bytes = ring_slice_bytes(c);
+  const std::size_t slice_bytes = ring_slice_bytes(c, count * esz);
   std::size_t slices = 1;
   if (slice_bytes > 0) slices = std::max<std::size_t>(1, count * esz / slice_bytes);
   // Element range of block b of slice j: slices split count evenly, blocks
@@ -183,19 +186,35 @@ Algorithm algorithm_from_string(std::string_view s) {
                               "' (expected auto, ring or rd)");
 }
 
-std::size_t ring_slice_bytes(const Communicator& c) {
-  // Measured (README "Tuning"): 2 ranks over a veth, 1-256 MiB, busbw with
-  // slices of 64/128/256/512 KiB/1 MiB/none: 3.2-4.0 / 3.5-4.9 / 3.6-6.0 /
-  // 2.0-2.6 / 2.0-2.8 / 1.6-2.4 GB/s. Past 256 KiB a block outgrows the
-  // receive staging (tcp/pair.cc) and is reduced from DRAM again. shm rings
-  // already forward at piece granularity out of the cache.
-  return c.transport() == TransportKind::kShm ? 0 : std::size_t{256} << 10;
+std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes) {
+  if (const char* e = std::getenv("HN_RING_SLICE_BYTES")) {
+    const std::string v = e;
+    if (v.empty() || v.size() > 10 || v.find_first_not_of("0123456789") != std::string::npos)
+      throw compat::InputError("environment", 0, 0, "HN_RING_SLICE_BYTES",
+                               "expected a byte count (0 = one slice), got '" + v + "'");
+    return std::stoull(v);
+  }
+  // shm rings already forward at piece granularity out of the cache.
+  if (c.transport() == TransportKind::kShm) return 0;
+  // Measured (README "Tuning", Dec 2): 2 ranks over a veth, interleaved
+  // runs, busbw median [min-max] per slice size. 16 MiB: 96 KiB slices 3.11
+  // [2.66-3.60] GB/s, 128 KiB 2.41, 192 KiB 2.14, 256 KiB 1.38 [1.32-3.43];
+  // 64 MiB: 3.00 against 1.21; 1 MiB: 96 KiB 3.01 [2.58-3.19], 256 KiB 3.22
+  // [1.01-4.27]. A block is reduced and forwarded from L2 (1 MiB here) only
+  // while a step's blocks and the socket data in flight fit beside it; with
+  // larger blocks that seems to hold at some moments and not at others, and
+  // the swing between runs goes away with small ones. Per block, so that more ranks keep the same
+  // per-step working set. Up to 256 KiB one slice is as fast and as steady (3.67 [3.22-3.80]
+  // against 3.08 [1.57-3.23] at 256 KiB).
+  if (bytes <= (std::size_t{256} << 10)) return 0;
+  const std::size_t block = std::size_t{48} << 10;
+  return block * static_cast<std::size_t>(c.size());
 }
 
 std::size_t latency_crossover_bytes([[maybe_unused]] const Communicator& c) {
   // Measured (README "Tuning"): over TCP a ring step costs a round trip, so
   // recursive doubling wins on small messages; from 64 KiB the ring's
-  // 256 KiB slices pipeline and recursive doubling's whole-message exchange
+  // slices pipeline and recursive doubling's whole-message exchange
   // falls behind (2 ranks over a veth: even at 64 KiB, ring 1.2x at 128 KiB,
   // 1.9x at 256 KiB).
   return std::size_t{64} << 10;

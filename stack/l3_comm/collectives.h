@@ -37,10 +37,12 @@ struct Options {
 // a binomial tree (broadcast, reduce). Measured; see README "Tuning".
 std::size_t latency_crossover_bytes(const Communicator& c);
 
-// Ring allreduce slice size (bytes) for this communicator's transport: the
-// ring runs on slices of about this size, pipelined as a wavefront; 0 = one
-// slice. Measured; see README "Tuning".
-std::size_t ring_slice_bytes(const Communicator& c);
+// Ring allreduce slice size (bytes) for a message of `bytes` on this
+// communicator's transport: the ring runs on slices of about this size,
+// pipelined as a wavefront; 0 = one slice. Measured; see README "Tuning".
+// HN_RING_SLICE_BYTES overrides it (for measurements); a value that is not
+// a byte count throws compat::InputError (field HN_RING_SLICE_BYTES).
+std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes);
 
 // recv[i] = op over ranks of send[i]. In place: send == recv.
 void allreduce(Communicator& c, const void* send, void* recv, std::size_t count, const Options& o);

@@ -149,6 +149,27 @@ TEST_CASE("bench: a malformed link variable exits 2, a NIC that is not here exit
   CHECK_THAT(r.err, Catch::Contains("HCCL_IF_IP=192.0.2.77: no interface holds 192.0.2.77"));
 }
 
+TEST_CASE("bench: HN_RING_SLICE_BYTES sets the TCP ring's slices - a malformed value exits 2") {
+  // The override exists to re-measure the slice size on another machine
+  // (README "Tuning"): one slice and tiny slices must both stay correct.
+  for (const char* v : {"0", "4096"}) {
+    INFO(v);
+    auto r = cli({"bench", "--local-ranks", "2", "--transport", "tcp", "--op", "allreduce", "-b",
+                  "1M", "-e", "1M", "--iters", "2", "--warmup", "2"},
+                 {std::string("HN_RING_SLICE_BYTES=") + v});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+  }
+  for (const char* v : {"96k", "-1", "", "99999999999"}) {
+    INFO(v);
+    auto r = cli({"bench", "--local-ranks", "2", "--transport", "tcp", "--op", "allreduce", "-b",
+                  "1M", "-e", "1M", "--iters", "2"},
+                 {std::string("HN_RING_SLICE_BYTES=") + v});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("HN_RING_SLICE_BYTES"));
+  }
+}
+
 TEST_CASE("bench: --html writes a well-formed page with the busbw chart") {
   hn::test::TempDir dir;
   const std::string html = dir.path() + "/bench.html";
