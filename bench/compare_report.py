@@ -6,7 +6,8 @@ a fraction of it (shm; the bound is membw_bound's pull probe, the scheme the
 issue defined; its push probe and ours/push are printed beside it, with no
 floor), each peer at its defaults and at its best (the finalist
 with the highest median on the measured repeats, its settings printed beside
-it), the ratios ours/peer-at-best, and iperf3 (tcp). Values are medians of the
+it), the ratios ours/peer-at-best, and iperf3 (tcp) at its defaults and at its
+best (one way, and both ways at once per direction). Values are medians of the
 measured repeats with their p10-p90 spread. The 8 B row is latency in us, and
 its ratios are peer/ours, so > 1 means we are faster. Floors (issue 16): busbw
 >= 1.0x each peer at its best from 64 KiB to 256 MiB; shm >= 70 % of the bound
@@ -92,6 +93,19 @@ def best_of(cfg, tool, size):
     return pick(cands, key=lambda x: x[1]["median"])
 
 
+def iperf_of(cfg, tool):
+    """(defaults, best settings, best) of iperf3's runs; results written
+    before iperf3 had settings hold one unnamed setting, its defaults."""
+    named = {s for (c, t, s, z) in rows if c == cfg and t == tool and z == 0}
+    cands = [(s, stats(cfg, tool, s, 0)) for s in named]
+    cands = [(s, st) for s, st in cands if st]
+    if not cands:
+        return None, None, None
+    default = next((st for s, st in cands if s in ("", "default", "--bidir")), None)
+    bs, bst = max(cands, key=lambda x: x[1]["median"])
+    return default, bs or ("--bidir" if tool.endswith("bidir") else "default"), bst
+
+
 def default_of(cfg, tool):
     names = {"mpi": "allreduce_algorithm=auto single_copy=cma glibc=default",
              "gloo": "allreduce_ring async glibc=default"}
@@ -144,8 +158,8 @@ for cfg in ("shm2", "shm4", "tcp2"):
     if not sizes:
         continue
     reps = max((st["n"] for z in sizes for st in [stats(cfg, "ours", "", z)] if st), default=0)
-    iperf = stats(cfg, "iperf3", "", 0)
-    bidir = stats(cfg, "iperf3-bidir", "", 0)
+    iperf_default, iperf_settings, iperf = iperf_of(cfg, "iperf3")
+    bidir_default, bidir_settings, bidir = iperf_of(cfg, "iperf3-bidir")
     print(f"\n== {cfg} == medians of {reps} interleaved repeats [p10-p90]; busbw GB/s, 8 B: "
           "latency us (ratios peer/ours)")
     out = []
@@ -186,7 +200,7 @@ for cfg in ("shm2", "shm4", "tcp2"):
             line["ours_over_iperf3"] = ratio(o, iperf, False)
             line["ours_over_iperf3_bidir"] = ratio(o, bidir, False)
             print(f'{"":>13}iperf3   one way {fmt(iperf)} ({r2(line["ours_over_iperf3"])})   '
-                  f'--bidir per direction {fmt(bidir)} ({r2(line["ours_over_iperf3_bidir"])})')
+                  f'both ways, per direction {fmt(bidir)} ({r2(line["ours_over_iperf3_bidir"])})')
         floors = []
         if lat:
             m = line["mpi"]["ours_vs_best"]
@@ -226,9 +240,16 @@ for cfg in ("shm2", "shm4", "tcp2"):
                   f" | {'met' if not missed else 'missed: ' + ', '.join(missed)}"
                   f"{f'; {wrong} wrong elements' if wrong else ''} |")
     if iperf:
-        md.append(f"\niperf3 over the same veth: one way {fmt(iperf)} GB/s, --bidir per direction "
-                  f"{fmt(bidir)} GB/s.")
-    report["configs"][cfg] = {"rows": out, "iperf3_gbps": iperf, "iperf3_bidir_gbps": bidir}
+        md.append(f"\niperf3 over the same veth, at its best: one way {fmt(iperf)} GB/s "
+                  f"({iperf_settings}; defaults {fmt(iperf_default)}), both ways at once "
+                  f"{fmt(bidir)} GB/s per direction ({bidir_settings}; --bidir at its defaults "
+                  f"{fmt(bidir_default)}). Ours sends both ways at once: a 2-rank allreduce "
+                  "moves its buffer's size each way per call, so its busbw is its rate per "
+                  "direction.")
+    report["configs"][cfg] = {"rows": out, "iperf3_gbps": iperf, "iperf3_settings": iperf_settings,
+                              "iperf3_default_gbps": iperf_default,
+                              "iperf3_bidir_gbps": bidir, "iperf3_bidir_settings": bidir_settings,
+                              "iperf3_bidir_default_gbps": bidir_default}
 
 json.dump(report, open(sys.argv[2], "w"), indent=2)
 print(f"\nwritten: {sys.argv[2]}")
