@@ -16,6 +16,7 @@ Every run has a timeout; a failed run is recorded and reported, never fatal.
 Writes one JSON line per measured row to OUT/results.jsonl.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -271,68 +272,60 @@ class Runner:
             shutil.rmtree(store, ignore_errors=True)
         self.rows(out, phase, cfg, "gloo", label("gloo", s), rep)
 
-    # iperf3 at its defaults and tuned, one way and both ways at once (what a
-    # 2-rank ring does). Measured on the development VM (Dec 3, 3 rounds):
-    # one way 1.57-1.66 GB/s at its defaults, 2.05-2.69 with the client and
-    # server pinned like our ranks and 1 MiB writes (iperf3's largest);
-    # --bidir 1.20-1.26 per direction (iperf 3.12 serves both directions from
-    # one thread), two pinned processes, one per direction, 1.23-1.33.
-    IPERF = [("uni", "default", []),
-             ("uni", "pinned -l 1M", ["-l", "1M"]),
-             ("bidir", "--bidir", ["--bidir"]),
-             ("bidir", "--bidir pinned", ["--bidir"]),
-             ("bidir", "2 processes pinned -l 1M", ["-l", "1M"])]
+    # (tool, settings, pinned, one argument list per client process; a second
+    # process runs the other direction, -R)
+    IPERF = [("iperf3", "default", False, [[]]),
+             ("iperf3", "pinned -l 1M", True, [["-l", "1M"]]),
+             ("iperf3-bidir", "--bidir", False, [["--bidir"]]),
+             ("iperf3-bidir", "--bidir pinned", True, [["--bidir"]]),
+             ("iperf3-bidir", "2 processes pinned -l 1M", True, [["-l", "1M"], ["-l", "1M", "-R"]])]
 
-    def iperf_once(self, pinned, streams, args):
-        """busbw per direction (GB/s) of one iperf3 run, or None (reported by run())."""
-        cpu = lambda r: str(self.cpus[r % len(self.cpus)])
-        servers, outs = [], []
-        for k in range(streams):
-            server = ["iperf3", "-s", "-1", "-B", "10.77.0.1", "-p", str(5201 + k)]
-            servers.append(subprocess.Popen(
-                ["ip", "netns", "exec", self.a.ns_a] + server + (["-A", cpu(0)] if pinned else []),
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    def iperf_once(self, pinned, clients):
+        """Mean rate per direction (GB/s) of one iperf3 run, or None (the
+        failure is logged, as run() does)."""
+        cpu = lambda r: ["-A", str(self.cpus[r % len(self.cpus)])] if pinned else []
+        servers = [subprocess.Popen(["ip", "netns", "exec", self.a.ns_a, "iperf3", "-s", "-1", "-B",
+                                     "10.77.0.1", "-p", str(5201 + k)] + cpu(0),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for k in range(len(clients))]
         time.sleep(0.3)
-        clients = []
-        for k in range(streams):
-            cmd = (["ip", "netns", "exec", self.a.ns_b, "iperf3", "-c", "10.77.0.1", "-p",
-                    str(5201 + k), "-t", "3", "-J"] + args + (["-R"] if k == 1 else []) +
-                   (["-A", cpu(1)] if pinned else []))
-            if k + 1 < streams:
-                clients.append(subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                                stderr=subprocess.DEVNULL, text=True))
-            else:
-                outs.append(self.run(cmd, timeout=30))
-        for c in clients:
-            try:
-                outs.insert(0, c.communicate(timeout=30)[0])
-            except subprocess.TimeoutExpired:
-                c.kill()
-                outs.insert(0, None)
+        cmds = [["ip", "netns", "exec", self.a.ns_b, "iperf3", "-c", "10.77.0.1", "-p",
+                 str(5201 + k), "-t", "3", "-J"] + args + cpu(1) for k, args in enumerate(clients)]
+        with concurrent.futures.ThreadPoolExecutor(len(cmds)) as pool:
+            outs = list(pool.map(lambda c: self.run(c, timeout=30), cmds))
         for server in servers:
             try:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
-        if any(not o for o in outs):
-            return None
         rates = []
-        for o in outs:
-            end = json.loads(o)["end"]
-            rates.append(end["sum_received"]["bits_per_second"])
-            if "sum_received_bidir_reverse" in end:
-                rates.append(end["sum_received_bidir_reverse"]["bits_per_second"])
+        for cmd, out in zip(cmds, outs):
+            if out is None:
+                return None
+            try:
+                end = json.loads(out)["end"]
+                rates.append(end["sum_received"]["bits_per_second"])
+                if "sum_received_bidir_reverse" in end:
+                    rates.append(end["sum_received_bidir_reverse"]["bits_per_second"])
+            except (ValueError, KeyError, TypeError) as e:
+                print(f"compare: iperf3 printed no result ({e!r}): {' '.join(cmd[4:])}",
+                      file=sys.stderr)
+                return None
         return sum(rates) / len(rates) / 8e9
 
     def iperf(self, rep):
-        for mode, settings, args in self.IPERF:
-            gbps = self.iperf_once("pinned" in settings, 2 if settings.startswith("2 ") else 1, args)
-            if gbps is None:
-                continue
-            self.record(phase="measure", cfg="tcp2", tool="iperf3" if mode == "uni" else "iperf3-bidir",
-                        settings=settings, rep=rep, size=0, time_us=0, busbw=gbps, wrong=0)
-
+        # iperf3 at its defaults and tuned, one way and both ways at once (what
+        # a 2-rank ring does). Measured on the development VM (Dec 3, 3 rounds):
+        # one way 1.57-1.66 GB/s at its defaults, 2.05-2.69 pinned like our
+        # ranks with 1 MiB writes (iperf3's largest); --bidir 1.20-1.26 per
+        # direction (iperf 3.12 serves both directions from one thread), two
+        # pinned processes, one per direction, 1.23-1.33.
+        for tool, settings, pinned, clients in self.IPERF:
+            gbps = self.iperf_once(pinned, clients)
+            if gbps is not None:
+                self.record(phase="measure", cfg="tcp2", tool=tool, settings=settings, rep=rep,
+                            size=0, time_us=0, busbw=gbps, wrong=0)
 
 def screen_best(path, cfg, tool):
     """Per size, the setting with the highest busbw (lowest time at 8 B) in the screen."""
