@@ -53,7 +53,8 @@ netplane::RdmaExpectation parse_rdma(YamlMap m) {
 }
 
 // certify's busbw_min_gbps, busbw_min_fraction (of speed_mbps, which it
-// then needs) and slow_link_fraction, each a fraction in (0, 1].
+// then needs) and slow_link_fraction, each a fraction in (0, 1], and
+// link_line_fraction in [0, 1].
 void parse_plane_thresholds(YamlMap& m, const netplane::Plane& p, PlaneThresholds& t) {
   auto fraction = [&](const char* key) -> std::optional<double> {
     auto v = m.opt_number(key);
@@ -72,6 +73,12 @@ void parse_plane_thresholds(YamlMap& m, const netplane::Plane& p, PlaneThreshold
     compat::throw_at(m.get("busbw_min_fraction"), m.source(), m.field("busbw_min_fraction"),
                      "is a fraction of speed_mbps, which plane '" + p.name + "' does not set");
   if (auto v = fraction("slow_link_fraction")) t.slow_link_fraction = *v;
+  if (auto v = m.opt_number("link_line_fraction")) {
+    if (!(*v >= 0 && *v <= 1))
+      compat::throw_at(m.get("link_line_fraction"), m.source(), m.field("link_line_fraction"),
+                       "must be a fraction in [0, 1] (0 turns the line-rate check off)");
+    t.link_line_fraction = *v;
+  }
 }
 
 netplane::Plane parse_plane(const YAML::Node& node, const std::string& src, const std::string& path,

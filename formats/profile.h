@@ -88,13 +88,17 @@ struct StorageSpec {
   InterferenceLimits interference_warn, interference_fail;
 };
 
-// Certify's thresholds for a plane's collectives (planes[].busbw_* keys):
+// Certify's thresholds for a plane's collectives and links (planes[] keys):
 // the busbw of the largest size must reach min_busbw_gbps, or the fraction
-// min_busbw_fraction of speed_mbps; a link slower than slow_link_fraction of
-// the plane's median link is slow.
+// min_busbw_fraction of speed_mbps; a host, pair or group whose links run
+// below slow_link_fraction of the plane's healthy level is slow (found at
+// 0.6 of its peers with the default); the healthy links must reach
+// link_line_fraction of the NICs' line rate (counted up to 100 Gbit/s: one
+// TCP stream per direction is what is measured; 0 turns the check off).
 struct PlaneThresholds {
   std::optional<double> min_busbw_gbps, min_busbw_fraction;
-  double slow_link_fraction = 0.5;
+  double slow_link_fraction = 0.75;
+  double link_line_fraction = 0.15;
 };
 
 struct AcceleratorSpec {

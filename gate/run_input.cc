@@ -41,7 +41,8 @@ Check check_of(const reports::Finding& f, const std::string& host) {
 reports::Layer phase_layer(const std::string& phase) {
   static const std::map<std::string, reports::Layer> kLayers = {
       {"hosts", reports::Layer::kL7},    {"cross_host", reports::Layer::kL6},
-      {"links", reports::Layer::kL3},    {"collectives", reports::Layer::kL3},
+      {"links", reports::Layer::kL3},    {"bandwidth", reports::Layer::kL3},
+      {"collectives", reports::Layer::kL3},
       {"storage", reports::Layer::kL7},  {"model", reports::Layer::kL1},
       {"placement", reports::Layer::kL5}};
   auto it = kLayers.find(phase);

@@ -121,13 +121,34 @@ constexpr CatalogEntry kEntries[] = {
      "A route sends plane {plane} traffic out of {carrier}: look for a more specific route "
      "(a /32) or a policy rule for the peers' plane addresses (`ip route get <peer> from "
      "{address}`, `ip rule`), remove it or route the plane subnet through {plane_nic}."},
-    {"COMM-LINK-SLOW", Layer::kL3, "no slow host or link on the plane",
-     "plane {plane}: {links} directed links between hosts measured, none below {fraction} of "
-     "the median {median} GB/s",
-     "plane {plane}: {what} at {value} GB/s against the median {median} GB/s of the plane's "
-     "links ({ratio} of it)",
-     "Check {suspect}'s plane NIC: link speed and duplex (`ethtool`), errors and drops (`ip -s "
-     "link`), a shaper or policer (`tc qdisc show`), the cable and the switch port."},
+    {"COMM-LINK-SLOW", Layer::kL3, "no slow host, pair or group on the plane",
+     "plane {plane}: {links} directed links between {hosts} hosts measured, none below "
+     "{fraction} of the healthy level {reference} GB/s{dismissed_text}",
+     "plane {plane}: {what} at {value} GB/s against {against} {expected} GB/s ({ratio} of "
+     "it); {second}",
+     "Check {suspect}: for a host, its plane NIC's speed and duplex (`ethtool`), errors and "
+     "drops (`ip -s link`), a shaper or policer (`tc qdisc show`), the cable and the switch "
+     "port; for a pair or a group, the switch path between them (uplinks, ECMP hashing, a "
+     "policer on the port)."},
+    {"COMM-LINK-LINE-RATE", Layer::kL3, "links reach their share of the NICs' line rate",
+     "plane {plane}: the healthy links run at {reference} GB/s, {percent}% of the {line} line "
+     "rate ({line_source}; at least {floor_percent}% expected; {second})",
+     "plane {plane}: the best links run at {reference} GB/s, only {percent}% of the {line} "
+     "line rate ({line_source}; at least {floor_percent}% expected; {second})",
+     "Every link is slow alike, so no one host or pair stands out: check the plane's switch "
+     "(port speeds, congestion, PFC pause storms), the hosts' CPU load and interrupt "
+     "placement, and the NICs' offloads. If one TCP stream cannot fill this NIC, set the "
+     "plane's link_line_fraction from a healthy run."},
+    {"NET-TRAFFIC-PAIR", Layer::kL6, "every measured pair's traffic crosses the plane NICs",
+     "{host}: the {sent} it sent to {peers} peer(s) in the bandwidth rounds left through "
+     "{plane_nic} ({share}% of it counted there), and the {received} it received arrived "
+     "there; its other NICs sent at most {other} meanwhile (an upper bound on plane bytes "
+     "that left elsewhere)",
+     "{from} -> {to} on plane {plane}: {problem}",
+     "A route, policy rule or source address sends this pair's plane {plane} traffic "
+     "outside {plane_nic}: on {from}, compare `ip route get {to_ip} from {from_ip}` and "
+     "`ip rule` (ipproto, fwmark, uidrange, to/from selectors) with the plane's subnet, "
+     "remove what sends it elsewhere, and run certify again."},
 
     // ---- storage under load (phase storage) -------------------------------------
     {"STOR-AGGREGATE", Layer::kL7, "shared storage latency across hosts",

@@ -1,5 +1,9 @@
 #include "drivers/cluster/link_mesh.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstring>
 #include <future>
@@ -21,6 +25,8 @@ using std::chrono::milliseconds;
 
 constexpr const char* kChannel = "certify-link";
 constexpr std::size_t kFrame = 256 << 10;
+constexpr std::uint32_t kReadyMagic = 0x52445931;  // "RDY1"
+constexpr std::uint32_t kDoneMagic = 0x444e4531;   // "DNE1"
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -94,7 +100,7 @@ std::unique_ptr<LinkMesh> LinkMesh::build(const MeshSetup& s) {
 
   comm::LinkParams lp = s.params;
   lp.bind_address = s.bind.address;
-  lp.bind_interface = s.bind.nic;
+  lp.bind_interface = s.bind_device ? s.bind.nic : "";
   comm::ErrorContext ctx;
   ctx.local_rank = s.rank;
   ctx.plane = lp.plane;
@@ -216,69 +222,109 @@ std::unique_ptr<LinkMesh> LinkMesh::build(const MeshSetup& s) {
   return m;
 }
 
-std::optional<LinkRate> LinkMesh::bandwidth_round(int distance, milliseconds duration,
-                                                  comm::Deadline deadline) {
-  if (world_ < 2 || distance <= 0 || distance >= world_) return std::nullopt;
-  const int to = (rank_ + distance) % world_;
-  const int from = (rank_ - distance % world_ + world_) % world_;
-  comm::ErrorContext ctx;
-  ctx.local_rank = rank_;
-  ctx.operation = "certify link bandwidth";
-  // Sender: frames for `duration`, then the end frame.
-  std::string send_error;
-  std::thread sender([&] {
-    auto it = socks_.find(to);
-    if (it == socks_.end()) return;
-    comm::ErrorContext c = ctx;
-    c.peer_rank = to;
-    std::vector<char> frame(kFrame + 4, 'h');
-    const std::uint32_t len = kFrame;
-    std::memcpy(frame.data(), &len, 4);
-    const auto stop = Clock::now() + duration;
-    try {
-      while (Clock::now() < stop)
-        comm::write_full(it->second.get(), frame.data(), frame.size(), deadline, c);
-      const std::uint32_t end = 0;
-      comm::write_full(it->second.get(), &end, 4, deadline, c);
-    } catch (const comm::CommError& e) {
-      send_error = e.detail();
-    }
-  });
-  LinkRate rate;
-  rate.from = from;
-  rate.to = rank_;
-  bool recv_broken = false;
-  auto it = socks_.find(from);
+std::string LinkMesh::peer_address(int peer) const {
+  auto it = socks_.find(peer);
+  return it == socks_.end() ? "" : comm::peer_address_of(it->second.get());
+}
+
+Exchange LinkMesh::exchange(int peer, std::uint32_t tag, bool send, milliseconds duration,
+                            comm::Deadline deadline, const std::function<void()>& before,
+                            const std::function<void()>& after) {
+  Exchange x;
+  x.peer = peer;
+  if (auto b = broken_.find(peer); b != broken_.end()) {
+    x.error = "the link was closed by an earlier failure: " + b->second;
+    return x;
+  }
+  auto it = socks_.find(peer);
   if (it == socks_.end()) {
-    rate.error = "no link from rank " + std::to_string(from);
-  } else {
-    comm::ErrorContext c = ctx;
-    c.peer_rank = from;
-    std::vector<char> buf(kFrame);
-    Clock::time_point first{}, last{};
+    x.error = "no link to rank " + std::to_string(peer);
+    return x;
+  }
+  const int fd = it->second.get();
+  // Keep little unsent data queued: the round ends when the last byte
+  // arrives, and a full send buffer draining through a slow link (4 MiB at
+  // 10 MB/s is 0.4 s) would stretch every round past its duration. Bytes in
+  // flight are not limited by this, so a fast link still fills its pipe.
+  const int lowat = 256 * 1024;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof lowat);
+  comm::ErrorContext c;
+  c.local_rank = rank_;
+  c.peer_rank = peer;
+  c.operation = "certify link bandwidth";
+  // Tokens: a magic word and the round's tag, so two ends out of step fail
+  // naming the rounds instead of reading frames as tokens.
+  auto token = [&](std::uint32_t magic, const char* what) {
+    const std::uint32_t mine[2] = {magic, tag};
+    comm::write_full(fd, mine, sizeof mine, deadline, c);
+    std::uint32_t theirs[2] = {0, 0};
+    comm::read_full(fd, theirs, sizeof theirs, deadline, c);
+    if (theirs[0] != magic || theirs[1] != tag)
+      throw comm::LinkError(comm::LinkError::Kind::kOther,
+                            std::string("out of step at the ") + what + " token of round " +
+                                std::to_string(tag) + " (the peer sent word " +
+                                std::to_string(theirs[0]) + ", round " + std::to_string(theirs[1]) +
+                                ")",
+                            c);
+  };
+  try {
+    if (before) before();
+    token(kReadyMagic, "ready");
+    std::string send_error;
+    std::thread sender([&] {
+      try {
+        if (send) {
+          std::vector<char> frame(kFrame + 4, 'h');
+          const std::uint32_t len = kFrame;
+          std::memcpy(frame.data(), &len, 4);
+          const auto stop = Clock::now() + duration;
+          while (Clock::now() < stop) {
+            comm::write_full(fd, frame.data(), frame.size(), deadline, c);
+            x.sent += kFrame;
+          }
+        }
+        const std::uint32_t end = 0;
+        comm::write_full(fd, &end, 4, deadline, c);
+      } catch (const comm::CommError& e) {
+        send_error = e.detail();
+      }
+    });
     try {
+      std::vector<char> buf(kFrame);
+      Clock::time_point first{}, last{};
       for (;;) {
         std::uint32_t len = 0;
-        comm::read_full(it->second.get(), &len, 4, deadline, c);
-        if (first == Clock::time_point{}) first = Clock::now();
+        comm::read_full(fd, &len, 4, deadline, c);
         if (len == 0) break;
-        if (len > kFrame) throw comm::LinkError(comm::LinkError::Kind::kOther, "bad frame", c);
-        comm::read_full(it->second.get(), buf.data(), len, deadline, c);
-        rate.bytes += len;
+        if (first == Clock::time_point{}) first = Clock::now();
+        if (len > kFrame)
+          throw comm::LinkError(comm::LinkError::Kind::kOther,
+                                "a frame of " + std::to_string(len) + " bytes (at most " +
+                                    std::to_string(kFrame) + ")",
+                                c);
+        comm::read_full(fd, buf.data(), len, deadline, c);
+        x.received += len;
         last = Clock::now();
       }
-      double s = std::chrono::duration<double>(last - first).count();
-      rate.gbps = s > 0 ? static_cast<double>(rate.bytes) / s / 1e9 : 0;
-      if (rate.bytes == 0) rate.error = "no bytes arrived";
-    } catch (const comm::CommError& e) {
-      rate.error = e.detail();
-      recv_broken = true;  // mid-frame: unusable for later rounds
+      const double s = std::chrono::duration<double>(last - first).count();
+      if (x.received > 0 && s > 0) x.rx_gbps = static_cast<double>(x.received) / s / 1e9;
+    } catch (...) {
+      ::shutdown(fd, SHUT_RDWR);  // unblocks the sender
+      sender.join();
+      throw;
     }
+    sender.join();
+    if (!send_error.empty())
+      throw comm::LinkError(comm::LinkError::Kind::kOther, "sending: " + send_error, c);
+    token(kDoneMagic, "done");
+    if (after) after();
+  } catch (const comm::CommError& e) {
+    x.error = e.detail();
+    x.rx_gbps = 0;
+    broken_[peer] = x.error;
+    socks_.erase(peer);  // the peer's next read fails at once
   }
-  sender.join();
-  if (recv_broken) socks_.erase(from);
-  if (!send_error.empty()) socks_.erase(to);
-  return rate;
+  return x;
 }
 
 }  // namespace hn::drivers::cluster

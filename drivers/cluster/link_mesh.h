@@ -16,12 +16,21 @@
 // link's failure (that is an outcome); it throws CommError only when the
 // store itself fails.
 //
-// bandwidth_round(d): this rank sends to rank+d and receives from rank-d at
-// once for `duration` (length-prefixed 256 KiB frames, then an end frame);
-// the figure is the receiver's, bytes / (last byte - first byte). Returns by
-// `deadline`; a link that fails or misses it is broken for later rounds.
+// exchange(peer, ...): one timed round with one peer, which calls
+// exchange(this rank, ...) at the same time with the same tag. Both ends
+// swap a ready token, then each streams length-prefixed 256 KiB frames for
+// `duration` if it sends (else only the end frame), then each confirms it
+// received the other's end. `before` runs before this end's ready token
+// leaves and `after` once the peer confirmed every byte of ours arrived, so
+// a caller reading NIC counters in them brackets exactly this round's
+// bytes on this host (the peer streams only after it got our token). The
+// figure is the receiver's, bytes / (last byte - first byte). Returns by
+// `deadline`; a link that fails or misses it is closed, and later
+// exchanges over it fail at once naming the first error.
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,13 +73,20 @@ struct MeshSetup {
   comm::LinkParams params;  // budget and retries; binding is taken from `bind`
   LinkBind bind;
   comm::Deadline deadline;
+  // SO_BINDTODEVICE on the plane NIC as well as the address. false binds
+  // only the address, as NCCL and HCCL bind their sockets: routes and
+  // policy rules then apply as they do to the job, which is what the
+  // bandwidth phase's traffic proof must see.
+  bool bind_device = true;
 };
 
-struct LinkRate {
-  int from = -1, to = -1;  // the directed link measured (from sent, to received)
-  double gbps = 0;         // 10^9 bytes per second
-  long long bytes = 0;
-  std::string error;  // non-empty: no figure
+// One exchange's outcome at this end.
+struct Exchange {
+  int peer = -1;
+  long long sent = 0;      // payload bytes this end streamed to the peer
+  long long received = 0;  // payload bytes that arrived from the peer
+  double rx_gbps = 0;      // peer -> this end, 10^9 bytes per second (0: nothing sent)
+  std::string error;       // non-empty: the round failed (no figure)
 };
 
 class LinkMesh {
@@ -83,8 +99,14 @@ class LinkMesh {
   const std::vector<LinkOutcome>& outcomes() const { return outcomes_; }
   bool connected(int peer) const { return socks_.count(peer) > 0; }
 
-  std::optional<LinkRate> bandwidth_round(int distance, std::chrono::milliseconds duration,
-                                          comm::Deadline deadline);
+  // The peer's address as this end's socket sees it ("ip:port"); "" when
+  // not connected. A peer whose packets arrive from an address other than
+  // its plane address is sending from the wrong source.
+  std::string peer_address(int peer) const;
+
+  Exchange exchange(int peer, std::uint32_t tag, bool send, std::chrono::milliseconds duration,
+                    comm::Deadline deadline, const std::function<void()>& before = {},
+                    const std::function<void()>& after = {});
 
  private:
   LinkMesh() = default;
@@ -92,6 +114,7 @@ class LinkMesh {
   LinkBind bind_;
   std::vector<LinkOutcome> outcomes_;
   std::map<int, comm::Fd> socks_;
+  std::map<int, std::string> broken_;  // peer -> the error that closed its link
 };
 
 // "refused", "timeout", ... for a LinkError kind.

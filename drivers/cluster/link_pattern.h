@@ -7,10 +7,12 @@
 // are exercised against several different peers (which is what localises a
 // slow host). The lower rank of a pair connects, the higher accepts.
 //
-// Bandwidth rounds use the same pairs: in the round of distance d every rank
-// sends to r + d and receives from r - d at once, so each NIC sends one
-// stream and receives one.
+// Bandwidth rounds (certify's bandwidth phase, over hosts) use the same
+// pairs, split into matchings: in each round every host is in at most one
+// pair, so its NIC counters around the round belong to that pair alone and
+// the pair's figure is not shared with another stream of its own.
 
+#include <utility>
 #include <vector>
 
 namespace hn::drivers::cluster {
@@ -23,5 +25,15 @@ std::vector<int> link_peers(int rank, int n);
 
 // Number of distinct pairs of the pattern over n ranks.
 long long link_pair_count(int n);
+
+// The pattern's pairs (lower, higher), in a fixed order: by distance, then
+// by lower end. The same on every rank.
+std::vector<std::pair<int, int>> link_pairs(int n);
+
+// The pairs split into rounds in which no rank appears twice (a matching):
+// greedy edge colouring in link_pairs() order, so at most 2 * degree - 1
+// rounds (O(log n)); every pair in exactly one round. Deterministic: every
+// rank computes the same schedule without talking to the others.
+std::vector<std::vector<std::pair<int, int>>> matching_rounds(int n);
 
 }  // namespace hn::drivers::cluster

@@ -1,6 +1,6 @@
 #pragma once
 // A certify phase: one step of the layered walk (hosts, cross_host, links,
-// collectives, storage, model, placement), as data plus three functions.
+// bandwidth, collectives, storage, model, placement), as data plus three functions.
 // Adding a phase is one entry in certify_phases() (phases.cc).
 //
 //   plan     rank 0, before the phase: whether it runs, what the ranks are
@@ -58,8 +58,8 @@ struct Phase {
 // The phases in the seed's layered order.
 std::vector<Phase> certify_phases(const CertifyOptions& options);
 
-// Phase names: hosts, cross_host, links, collectives, storage, model,
-// placement. Throws compat::InputError (field) for a name not in the list.
+// Phase names: hosts, cross_host, links, bandwidth, collectives, storage,
+// model, placement. Throws compat::InputError (field) for a name not in the list.
 void check_phase_names(const std::vector<std::string>& names, const std::string& field);
 
 }  // namespace hn::preflight::certify

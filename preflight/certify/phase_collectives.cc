@@ -2,18 +2,15 @@
 // communicator bound to the plane address runs allreduce, allgather,
 // reduce-scatter and all-to-all at a few sizes with every element verified
 // (drivers/comm_bench.h), busbw against the profile's threshold; the traffic
-// proof (bytes per NIC before and after a ring allreduce of known size);
-// and the per-link bandwidth rounds over the links phase's mesh that locate
-// a slow host or link.
+// proof (bytes per NIC before and after a ring allreduce of known size).
+// Slow links are the bandwidth phase's (phase_bandwidth.cc).
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "drivers/cluster/link_pattern.h"
 #include "drivers/comm_bench.h"
 #include "preflight/certify/message.h"
 #include "preflight/certify/phases.h"
 #include "preflight/certify/plane_comm.h"
-#include "probes/cluster/slow_links.h"
 #include "probes/cluster/traffic_proof.h"
 #include "probes/netplane_view.h"
 #include "reports/catalog.h"
@@ -56,8 +53,6 @@ PhasePlan plan_collectives(Coordinator& co) {
                 {"warmup", o.warmup},
                 {"proof_bytes", o.proof_bytes},
                 {"proof_iters", o.proof_iters},
-                {"link_test_ms", o.link_test.count()},
-                {"link_rounds", o.link_rounds},
                 {"budget_ms", o.link_budget.count()}}
                .dump();
   return p;
@@ -109,26 +104,6 @@ json run_ops(comm::Communicator& c, const json& args, Deadline deadline) {
   return rows;
 }
 
-json link_rounds(RankState& st, comm::Communicator& c, const std::string& plane, const json& args,
-                 Deadline deadline) {
-  json rates = json::array();
-  auto it = st.meshes.find(plane);
-  if (it == st.meshes.end()) return rates;
-  const milliseconds round(args.at("link_test_ms").get<long long>());
-  // Every link is measured in each of link_rounds passes over the partner
-  // distances, so a link's rounds are apart in time: the combine step keeps
-  // each link's best (slow_links.h).
-  const int passes = args.at("link_rounds").get<int>();
-  for (int pass = 0; pass < passes; ++pass)
-    for (int d : drivers::cluster::partner_distances(st.world)) {
-      comm::barrier(c, until(deadline));
-      auto r = it->second->bandwidth_round(d, round, std::min(deadline, Clock::now() + round * 20));
-      if (r)
-        rates.push_back({{"from", r->from}, {"to", r->to}, {"gbps", r->gbps}, {"error", r->error}});
-    }
-  return rates;
-}
-
 std::string run_collectives(RankState& st, const std::string& args_text, Deadline deadline) {
   json args = parse_message(args_text);
   json out = {{"planes", json::object()}};
@@ -144,7 +119,6 @@ std::string run_collectives(RankState& st, const std::string& args_text, Deadlin
       if (c.comm->transport() == comm::TransportKind::kTcp)
         r["counters"] = traffic_proof(st, *c.comm, args, deadline);
       r["rows"] = run_ops(*c.comm, args, deadline);
-      r["rates"] = link_rounds(st, *c.comm, plane, args, deadline);
       st.comms[plane] = std::move(c.comm);
     } catch (const std::exception& e) {
       r["error"] = e.what();
@@ -277,7 +251,6 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
   PlaneRecord& rec = co.planes[plane];
   std::vector<std::pair<int, std::string>> errors;
   std::vector<probes::cluster::HostTraffic> traffic;
-  std::vector<probes::cluster::DirectedRate> rates;
   const auto expected = expected_tx(co.plan, args);
   std::string transport;
   for (const auto& [rank, text] : results) {
@@ -303,11 +276,6 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
       t.expected_tx = expected[static_cast<std::size_t>(host)];
       traffic.push_back(std::move(t));
     }
-    for (const auto& r : pj.value("rates", json::array()))
-      if (r.at("error").get<std::string>().empty())
-        rates.push_back({co.plan.host_name(r.at("from")), co.plan.host_name(r.at("to")),
-                         r.at("gbps").get<double>(), r.at("from").get<int>(),
-                         r.at("to").get<int>()});
   }
   if (!errors.empty() && !co.lost.empty()) {
     // A rank was lost in this phase: its CERT-RANK-LOST is the cause, and
@@ -364,10 +332,6 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
     for (auto& f : t.findings) out.findings.push_back(std::move(f));
     for (auto& m : t.metrics) out.metrics.push_back(std::move(m));
   }
-  auto slow = probes::cluster::locate_slow_links(
-      plane, rates, co.profile().thresholds_of(plane).slow_link_fraction, "collectives");
-  for (auto& f : slow.findings) out.findings.push_back(std::move(f));
-  for (auto& m : slow.metrics) out.metrics.push_back(std::move(m));
 }
 
 PhaseOutcome combine_collectives(Coordinator& co, const std::string& args_text,

@@ -101,7 +101,6 @@ std::string run_links(RankState& st, const std::string& args_text, Deadline dead
                             {"nic", mesh->bind().nic},
                             {"error", mesh->bind().error},
                             {"outcomes", outcomes}};
-    st.meshes[plane] = std::move(mesh);
   }
   return out.dump();
 }

@@ -6,12 +6,12 @@
 namespace hn::preflight::certify {
 
 std::vector<Phase> certify_phases(const CertifyOptions& o) {
-  return {hosts_phase(),   cross_host_phase(), links_phase(),    collectives_phase(),
-          storage_phase(), model_phase(o),     placement_phase()};
+  return {hosts_phase(),       cross_host_phase(), links_phase(),    bandwidth_phase(),
+          collectives_phase(), storage_phase(),    model_phase(o),   placement_phase()};
 }
 
 void check_phase_names(const std::vector<std::string>& names, const std::string& field) {
-  static const char* kNames[] = {"hosts",   "cross_host", "links",    "collectives",
+  static const char* kNames[] = {"hosts",   "cross_host", "links", "bandwidth", "collectives",
                                  "storage", "model",      "placement"};
   for (const auto& n : names) {
     bool known = false;
@@ -19,8 +19,8 @@ void check_phase_names(const std::vector<std::string>& names, const std::string&
     if (!known)
       throw compat::InputError("command line", 0, 0, field,
                                "unknown phase '" + n +
-                                   "' (expected hosts, cross_host, links, collectives, storage, "
-                                   "model or placement)");
+                                   "' (expected hosts, cross_host, links, bandwidth, collectives, "
+                                   "storage, model or placement)");
   }
 }
 

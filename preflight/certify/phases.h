@@ -12,6 +12,7 @@ namespace hn::preflight::certify {
 Phase hosts_phase();                               // phase_hosts.cc
 Phase cross_host_phase();                          // phase_hosts.cc
 Phase links_phase();                               // phase_links.cc
+Phase bandwidth_phase();                           // phase_bandwidth.cc
 Phase collectives_phase();                         // phase_collectives.cc
 Phase storage_phase();                             // phase_storage.cc
 Phase model_phase(const CertifyOptions& options);  // phase_model.cc

@@ -25,6 +25,9 @@ PlaneBinding plane_binding(const RankState& st, const std::string& plane) {
       out.bind.address = pv.address;
       for (const auto& a : net.addresses)
         if (a.address == pv.address) out.bind.nic = a.nic;
+      for (const auto& l : net.links)
+        if (l.name == out.bind.nic && l.speed_mbps && *l.speed_mbps > 0)
+          out.speed_mbps = *l.speed_mbps;
     }
     return out;
   }

@@ -4,7 +4,8 @@
 // it, read live (links, addresses and routes of this network namespace).
 // When the host has no usable address, `error` says why (the hosts phase's
 // NET-PLANE-ADDRESS has the details). Also: every plane NIC of this host,
-// for the traffic proof.
+// for the traffic proof, and the bound NIC's live link speed (the line rate
+// the bandwidth phase's absolute reference uses).
 
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ namespace hn::preflight::certify {
 struct PlaneBinding {
   drivers::cluster::LinkBind bind;
   std::vector<std::string> nics;  // the plane's NICs on this host
+  int speed_mbps = 0;             // the bound NIC's sysfs speed; 0 when unknown
 };
 
 PlaneBinding plane_binding(const RankState& st, const std::string& plane);

@@ -1,7 +1,7 @@
 #pragma once
 // What certify's phases share: the options (every rank parses the same
 // command line), the job plan (which ranks are on which host), a rank's own
-// state that lives from phase to phase (its plane link meshes and plane
+// state that lives from phase to phase (its plane
 // communicators), and rank 0's coordinator (everything gathered so far).
 
 #include <chrono>
@@ -39,8 +39,8 @@ struct CertifyOptions {
   // each rank sends 2(n-1)/n of it per call (21 MB per rank at 3 ranks).
   std::size_t proof_bytes = 8u << 20;
   int proof_iters = 2;
-  milliseconds link_test{200};       // one round of the per-link bandwidth test
-  int link_rounds = 2;               // rounds per link; the best counts (slow_links.h)
+  milliseconds link_test{200};       // one round of the bandwidth phase
+  int link_rounds = 2;               // screening sweeps per link; the best counts
   std::string layout;                // --layout (tp=2,pp=2,dp=2); "": the profile's model.layout
   std::optional<int> steps;          // --steps: the model phase's training steps
   std::string checkpoint_dir;        // --checkpoint-dir: where the model phase checkpoints
@@ -90,8 +90,6 @@ struct RankState {
   const CertifyOptions* options = nullptr;
   comm::CommOptions base;  // rank, world, credentials, rank 0's address
   Role role;
-  // Built in the links phase, used for the per-link bandwidth test later.
-  std::map<std::string, std::unique_ptr<drivers::cluster::LinkMesh>> meshes;
   // Built in the collectives phase, reused by the storage phase's load.
   std::map<std::string, std::unique_ptr<comm::Communicator>> comms;
   // The largest size's busbw alone per plane (rank 0 tells it in the args).

@@ -1,51 +1,50 @@
 #pragma once
-// Locating a slow host or link on a plane from per-link bandwidth figures,
-// instead of noticing that "the allreduce is slow". Users hand-roll this
-// with pairwise and bisection runs; certify measures the directed links of
-// the sparse pattern (link_pattern.h: every host against log2(n) peers in
-// each direction) and narrows down:
+// Findings from certify's bandwidth phase: the suspects of link_diagnosis.h,
+// confirmed or dismissed by their second look, become COMM-LINK-SLOW
+// (a host slow sending, receiving or both; a pair; a group) and the plane's
+// level against its NICs' line rate COMM-LINK-LINE-RATE. Pure.
 //
-//   1. per rank link, the best of its rounds (a measurement is only ever
-//      made slower by noise: a round that another job's burst or a
-//      scheduler hiccup slowed must not fail a link that another round
-//      showed fast, while a shaper or a bad NIC caps every round); then per
-//      directed host pair, the median of its rank links' figures;
-//   2. the plane's median M over those; a link is slow below fraction x M;
-//   3. a host all of whose outgoing links are slow, while a receiver of one
-//      of them has a fast incoming link from elsewhere, is a slow sender
-//      (its NIC, cable or shaper); the same the other way round for a slow
-//      receiver;
-//   4. a slow link that no slow host explains is named as a pair; a link
-//      with a slow host at either end is explained by it (the link's
-//      acknowledgements cross that host's NIC the other way).
-//
-// With two hosts a slow direction cannot be pinned on either end: the pair
-// is named. Pure: figures in, findings (COMM-LINK-SLOW, entity and host set)
-// and the measured figures (link.bandwidth, per directed host pair) out.
+//   * a confirmed suspect is a FAIL naming the entity (host set for a host
+//     or a pair's sender), its screening figure against what it was compared
+//     with, and its second figure against the reference link measured beside
+//     it; a host slow both ways is one finding;
+//   * a suspect whose second look was fast is dismissed: no verdict, a note
+//     in the PASS finding's evidence ("dismissed");
+//   * a suspect that could not be measured again (its link broke, or more
+//     suspects than the re-measurement budget) is a WARN: a slow link is
+//     never a FAIL on one look;
+//   * the figures: link.bandwidth per directed host pair (best of every
+//     measurement), link.reference per plane.
 
 #include <string>
 #include <vector>
 
+#include "probes/cluster/link_diagnosis.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 
 namespace hn::probes::cluster {
 
-// One round's figure of one directed link. Rounds of the same rank link
-// (from_rank, to_rank, both >= 0) are reduced to their best; a figure
-// without ranks (-1) counts as a link of its own.
-struct DirectedRate {
-  std::string from_host, to_host;
-  double gbps = 0;
-  int from_rank = -1, to_rank = -1;
+// What the plane's NICs promise, for the absolute reference.
+struct LineRate {
+  double gbps = 0;          // the slowest host's plane NIC, GB/s; 0: unknown
+  std::string source;       // "live speed of the plane NICs" / "the profile's speed_mbps"
+  double fraction = 0;      // the share of it a link must reach (profile)
 };
+
+// The share of the line rate one TCP stream is held to: a stream rarely
+// exceeds about 100 Gbit/s, so the line rate counts up to that.
+constexpr double kLineCapGbps = 100e9 / 8 / 1e9;
+// fraction x min(line, cap); 0 when the line rate is unknown.
+double line_floor(const LineRate& line);
 
 struct SlowLinkResult {
   std::vector<reports::Finding> findings;
   std::vector<reports::Measurement> metrics;
 };
 
-SlowLinkResult locate_slow_links(const std::string& plane, const std::vector<DirectedRate>& rates,
-                                 double fraction, const std::string& phase);
+SlowLinkResult judge_links(const std::string& plane, const std::vector<std::string>& host_names,
+                           const LinkScreen& screen, const std::vector<SuspectVerdict>& verdicts,
+                           const LineRate& line, int repeats, const std::string& phase);
 
 }  // namespace hn::probes::cluster

@@ -72,24 +72,77 @@ TEST_CASE("link mesh: every pair of the pattern connects, authenticated - rounds
       CHECK(meshes[static_cast<std::size_t>(r)]->connected(p));
   }
   CHECK(pairs == drivers::cluster::link_pair_count(n));
-  for (int d : drivers::cluster::partner_distances(n)) {
-    std::vector<std::future<std::optional<drivers::cluster::LinkRate>>> f;
-    for (int r = 0; r < n; ++r)
-      f.push_back(std::async(std::launch::async, [&, r] {
-        return meshes[static_cast<std::size_t>(r)]->bandwidth_round(
-            d, milliseconds(50), Clock::now() + milliseconds(5000));
-      }));
-    for (int r = 0; r < n; ++r) {
-      auto rate = f[static_cast<std::size_t>(r)].get();
-      REQUIRE(rate);
-      INFO("round " << d << " rank " << r << ": " << rate->error);
-      CHECK(rate->error.empty());
-      CHECK(rate->to == r);
-      CHECK(rate->from == (r - d + n) % n);
-      CHECK(rate->gbps > 0);
-      CHECK(rate->bytes > 0);
+  // Every pair of every matching round exchanges both ways at once.
+  std::uint32_t tag = 0;
+  for (const auto& round : drivers::cluster::matching_rounds(n)) {
+    ++tag;
+    std::vector<std::future<drivers::cluster::Exchange>> f;
+    std::vector<std::pair<int, int>> ends;
+    for (const auto& [a, b] : round)
+      for (auto [me, peer] : {std::pair{a, b}, std::pair{b, a}}) {
+        ends.emplace_back(me, peer);
+        f.push_back(std::async(std::launch::async, [&, me, peer] {
+          return meshes[static_cast<std::size_t>(me)]->exchange(peer, tag, true, milliseconds(50),
+                                                                Clock::now() + milliseconds(5000));
+        }));
+      }
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      auto x = f[i].get();
+      INFO("round " << tag << " " << ends[i].first << " <- " << ends[i].second << ": " << x.error);
+      CHECK(x.error.empty());
+      CHECK(x.peer == ends[i].second);
+      CHECK(x.rx_gbps > 0);
+      CHECK(x.received > 0);
+      CHECK(x.sent > 0);
     }
   }
+}
+
+TEST_CASE("link mesh: a one-way exchange is bracketed by before/after, and a dead link names why") {
+  const int n = 2;
+  test::StoreHarness h(n);
+  auto meshes = build_all(h, n, {0, 1}, "links/x");
+  // 0 sends, 1 only receives. Each end's `after` runs only once the peer has
+  // every byte of its stream, so the sender's count is final by then.
+  std::vector<std::string> log0, log1;
+  auto a = std::async(std::launch::async, [&] {
+    return meshes[0]->exchange(
+        1, 7, true, milliseconds(50), Clock::now() + milliseconds(5000),
+        [&] { log0.push_back("before"); }, [&] { log0.push_back("after"); });
+  });
+  auto b = std::async(std::launch::async, [&] {
+    return meshes[1]->exchange(
+        0, 7, false, milliseconds(50), Clock::now() + milliseconds(5000),
+        [&] { log1.push_back("before"); }, [&] { log1.push_back("after"); });
+  });
+  auto x0 = a.get(), x1 = b.get();
+  INFO(x0.error << " / " << x1.error);
+  REQUIRE(x0.error.empty());
+  REQUIRE(x1.error.empty());
+  CHECK(x0.sent > 0);
+  CHECK(x0.received == 0);
+  CHECK(x0.rx_gbps == 0);
+  CHECK(x1.sent == 0);
+  CHECK(x1.received == x0.sent);
+  CHECK(x1.rx_gbps > 0);
+  CHECK(log0 == std::vector<std::string>{"before", "after"});
+  CHECK(log1 == std::vector<std::string>{"before", "after"});
+  CHECK_THAT(meshes[1]->peer_address(0), Catch::StartsWith("127.0.0.1:"));
+
+  // Out of step (different round tags): both ends fail naming the rounds,
+  // and the link stays closed for later rounds.
+  auto c = std::async(std::launch::async, [&] {
+    return meshes[0]->exchange(1, 8, true, milliseconds(20), Clock::now() + milliseconds(3000));
+  });
+  auto d = std::async(std::launch::async, [&] {
+    return meshes[1]->exchange(0, 9, true, milliseconds(20), Clock::now() + milliseconds(3000));
+  });
+  auto y0 = c.get(), y1 = d.get();
+  CHECK_THAT(y0.error, Catch::Contains("out of step at the ready token"));
+  CHECK_THAT(y1.error, Catch::Contains("out of step"));
+  auto z = meshes[0]->exchange(1, 10, true, milliseconds(20), Clock::now() + milliseconds(1000));
+  CHECK_THAT(z.error, Catch::Contains("closed by an earlier failure"));
+  CHECK(meshes[0]->peer_address(1).empty());
 }
 
 TEST_CASE("link mesh: a refused peer and an impostor are classified, naming the pair") {

@@ -71,3 +71,31 @@ TEST_CASE("link pattern: symmetric, O(n log n), every rank within log2(n) hops")
   // 1,024 ranks: 10,240 directed partner links instead of ~524,000 pairs.
   CHECK(link_pair_count(1024) < 1024 * 1023 / 2 / 40);
 }
+
+TEST_CASE("link pattern: matching rounds cover every pair once, no rank twice in a round") {
+  for (int n : {2, 3, 4, 5, 7, 8, 16, 32, 33, 100, 1024}) {
+    INFO("n = " << n);
+    const auto pairs = link_pairs(n);
+    CHECK(static_cast<long long>(pairs.size()) == link_pair_count(n));
+    std::set<std::pair<int, int>> seen;
+    std::size_t max_degree = 0;
+    for (int r = 0; r < n; ++r) max_degree = std::max(max_degree, link_peers(r, n).size());
+    const auto rounds = matching_rounds(n);
+    for (const auto& round : rounds) {
+      std::set<int> used;
+      for (const auto& [a, b] : round) {
+        CHECK(a < b);
+        CHECK(used.insert(a).second);
+        CHECK(used.insert(b).second);
+        CHECK(seen.insert({a, b}).second);
+      }
+    }
+    CHECK(seen.size() == pairs.size());
+    // Greedy colouring: at most 2 * degree - 1 rounds, so O(log n).
+    CHECK(rounds.size() >= max_degree);
+    CHECK(rounds.size() <= 2 * max_degree - 1);
+  }
+  // The same schedule on every call (every host computes it alone).
+  CHECK(matching_rounds(33) == matching_rounds(33));
+  CHECK(matching_rounds(3).size() == 3);  // a triangle needs three rounds
+}
