@@ -13,6 +13,8 @@
 #                              the switch side of its cable, its ingress)
 #   --shape-all RATE           the same on every host, both ways
 #   --pair-slow A:B:RATE       only A -> B's packets shaped (htb + u32 on A)
+#   --misroute A:B             on A, a policy rule sends TCP to B's parameter
+#                              address through eth2 (the switch routes it on)
 #   --hogs K                   K busy loops beside the ranks for the whole run
 #   --only PHASES              certify --only (default: every phase)
 #
@@ -29,6 +31,7 @@ json=""
 shapes=()
 shape_all=""
 pair_slow=()
+misroute=()
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
     --shape) shapes+=("$2"); shift 2 ;;
     --shape-all) shape_all="$2"; shift 2 ;;
     --pair-slow) pair_slow+=("$2"); shift 2 ;;
+    --misroute) misroute+=("$2"); shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "certify_netns.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -66,6 +70,10 @@ for br in br1 br2; do
   ip -n "$sw" link add "$br" type bridge
   ip -n "$sw" link set "$br" up
 done
+# The switch routes between the planes, so a misrouted packet still arrives.
+ip -n "$sw" addr add 10.10.255.254/16 dev br1
+ip -n "$sw" addr add 10.20.255.254/16 dev br2
+ip netns exec "$sw" sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
 for ((i = 0; i < hosts; i++)); do
   ns="$p-h$i"
   ip netns add "$ns"
@@ -99,6 +107,12 @@ for s in "${pair_slow[@]}"; do
   ip netns exec "$ns" tc class replace dev eth1 parent 1: classid 1:20 htb rate 100gbit quantum 60000
   ip netns exec "$ns" tc filter replace dev eth1 parent 1: protocol ip prio 1 u32 \
     match ip dst "$(addr "$b" 1)/32" flowid 1:10
+done
+
+for s in "${misroute[@]}"; do
+  IFS=: read -r a b <<<"$s"
+  ip -n "$p-h$a" route add default via 10.20.255.254 dev eth2 table 100
+  ip -n "$p-h$a" rule add ipproto tcp to "$(addr "$b" 1)" lookup 100
 done
 
 {

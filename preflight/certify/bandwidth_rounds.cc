@@ -42,19 +42,13 @@ struct Rounds {
   milliseconds duration{200};
   json records = json::array();
 
-  void run(int peer, std::uint32_t tag, bool send, const char* kind, int round,
-           Deadline deadline) {
+  void run(int peer, std::uint32_t tag, bool send, const char* kind, int round, Deadline deadline) {
     netplane::NicCounters before, after;
     auto x = mesh->exchange(
         peer, tag, send, duration, deadline, [&] { before = counters->read(); },
         [&] { after = counters->read(); });
-    json r = {{"kind", kind},
-              {"round", round},
-              {"peer", peer},
-              {"sent", x.sent},
-              {"received", x.received},
-              {"gbps", x.rx_gbps},
-              {"error", x.error}};
+    json r = {{"kind", kind},           {"round", round},    {"peer", peer},    {"sent", x.sent},
+              {"received", x.received}, {"gbps", x.rx_gbps}, {"error", x.error}};
     if (x.error.empty()) r["nics"] = delta_json(netplane::counter_delta(before, after));
     records.push_back(std::move(r));
   }
@@ -99,15 +93,17 @@ class Planner {
     auto take = [&](int h, const json& j) {
       if (speeds) (*speeds)[static_cast<std::size_t>(h)] = j.value("speed_mbps", 0);
       for (const auto& r : j.at("rates"))
-        samples.push_back({r.at(0).get<int>(), r.at(1).get<int>(), r.at(2).get<double>(),
-                           r.at(3).get<int>()});
+        samples.push_back(
+            {r.at(0).get<int>(), r.at(1).get<int>(), r.at(2).get<double>(), r.at(3).get<int>()});
     };
     take(0, mine);
     std::vector<int> others;
     for (int h = 1; h < hosts; ++h) others.push_back(h);
     drivers::cluster::gather(
         st_.store(), "bw/" + plane_ + "/" + key, others, deadline_,
-        [&](int h) { return st_.control->dead().count(leaders.at(static_cast<std::size_t>(h))) > 0; },
+        [&](int h) {
+          return st_.control->dead().count(leaders.at(static_cast<std::size_t>(h))) > 0;
+        },
         [&](int h, std::string&& v) { take(h, parse_message(v)); });
     return samples;
   }
@@ -168,7 +164,9 @@ json measure_plane_links(RankState& st, const std::string& plane, const json& ar
   const int hosts = args.at("hosts");
   const int me = st.role.host;
   const milliseconds duration(args.at("link_test_ms").get<long long>());
-  json out = {{"host", me}, {"rounds", json::array()}, {"failed", json::array()},
+  json out = {{"host", me},
+              {"rounds", json::array()},
+              {"failed", json::array()},
               {"seen_from", json::object()}};
   std::unique_ptr<drivers::cluster::LinkMesh> mesh;
   std::unique_ptr<netplane::NicCounterSource> counters;

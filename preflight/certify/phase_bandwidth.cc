@@ -45,7 +45,8 @@ PhasePlan plan_bandwidth(Coordinator& co) {
     if (!rec.blocked_by.empty()) {
       p.findings.push_back(reports::make_finding(
           "COMM-LINK-SLOW", Status::kSkip, "plane " + plane->name,
-          {{"reason", "the links of plane " + plane->name + " are not measured: " + rec.blocked_by}}));
+          {{"reason",
+            "the links of plane " + plane->name + " are not measured: " + rec.blocked_by}}));
       continue;
     }
     const auto t = co.profile().thresholds_of(plane->name);
@@ -97,7 +98,8 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
   std::map<std::pair<int, int>, std::string> failed;  // (from, to) host -> why
   std::map<std::pair<int, int>, std::pair<std::string, std::string>> addresses;
   std::string timing;  // the host of rank 0's, which planned the second look
-  for (int h = 0; h < hosts; ++h) traffic[static_cast<std::size_t>(h)].name = names.at(static_cast<std::size_t>(h));
+  for (int h = 0; h < hosts; ++h)
+    traffic[static_cast<std::size_t>(h)].name = names.at(static_cast<std::size_t>(h));
   for (const auto& [rank, text] : results) {
     const json j = parse_message(text);
     if (!j.at("planes").contains(plane)) continue;
@@ -124,7 +126,8 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
       t.seen_from[std::stoi(peer)] = ip.get<std::string>();
     for (const auto& f : pj.at("failed")) {
       const int from = f.at("from"), to = f.at("to");
-      failed[{from, to}] = f.at("status").get<std::string>() + ": " + f.at("detail").get<std::string>();
+      failed[{from, to}] =
+          f.at("status").get<std::string>() + ": " + f.at("detail").get<std::string>();
       addresses[{from, to}] = {f.at("from_address"), f.at("to_address")};
     }
     for (const auto& r : pj.at("rounds")) {
@@ -148,9 +151,13 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
             .push_back({peer, me, gbps, r.value("round", -1)});
     }
     if (const std::string e = pj.value("error", std::string()); !e.empty()) {
-      Finding f = reports::make_finding(
-          "COMM-LINK-BIND", Status::kFail, names.at(static_cast<std::size_t>(me)) + " plane " + plane,
-          {{"rank", std::to_string(rank)}, {"plane", plane}, {"address", "-"}, {"nic", "-"}, {"detail", e}});
+      Finding f = reports::make_finding("COMM-LINK-BIND", Status::kFail,
+                                        names.at(static_cast<std::size_t>(me)) + " plane " + plane,
+                                        {{"rank", std::to_string(rank)},
+                                         {"plane", plane},
+                                         {"address", "-"},
+                                         {"nic", "-"},
+                                         {"detail", e}});
       f.host = names.at(static_cast<std::size_t>(me));
       out.findings.push_back(std::move(f));
     }
@@ -158,8 +165,8 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
   // A lost rank's partners saw their rounds fail: CERT-RANK-LOST is the cause.
   if (co.lost.empty())
     for (const auto& [pair, why] : failed) {
-      auto [from_addr, to_addr] = addresses.count(pair) ? addresses[pair]
-                                                        : std::pair<std::string, std::string>{};
+      auto [from_addr, to_addr] =
+          addresses.count(pair) ? addresses[pair] : std::pair<std::string, std::string>{};
       Finding f = reports::make_finding(
           "COMM-LINK-FAILED", Status::kFail,
           names.at(static_cast<std::size_t>(pair.first)) + " -> " +
@@ -171,16 +178,18 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
            {"to_address", to_addr.empty() ? "its plane address" : to_addr},
            {"from_ip", ip_of(from_addr)},
            {"to_ip", ip_of(to_addr)},
-           {"detail", "with sockets bound to the plane address only (as NCCL and HCCL bind "
-                      "them), " + why}});
+           {"detail",
+            "with sockets bound to the plane address only (as NCCL and HCCL bind "
+            "them), " +
+                why}});
       f.host = names.at(static_cast<std::size_t>(pair.first));
       out.findings.push_back(std::move(f));
     }
 
   const auto line = plane_line_rate(speeds, args.value("profile_speed_mbps", 0),
                                     args.at("line_fraction").get<double>());
-  const auto screen = cluster::screen_links(hosts, screen_samples, args.at("fraction").get<double>(),
-                                            cluster::line_floor(line));
+  const auto screen = cluster::screen_links(
+      hosts, screen_samples, args.at("fraction").get<double>(), cluster::line_floor(line));
   const auto verdicts = cluster::judge_suspects(screen, again_samples);
   auto slow = cluster::judge_links(plane, names, screen, verdicts, line,
                                    kRepeatsFirst + kRepeatsSecond, "bandwidth");
@@ -198,7 +207,8 @@ PhaseOutcome combine_bandwidth(Coordinator& co, const std::string& args_text,
                                const std::map<int, std::string>& results) {
   PhaseOutcome out;
   const json args = parse_message(args_text);
-  for (const auto& [plane, a] : args.at("planes").items()) combine_plane(co, plane, a, results, out);
+  for (const auto& [plane, a] : args.at("planes").items())
+    combine_plane(co, plane, a, results, out);
   return out;
 }
 

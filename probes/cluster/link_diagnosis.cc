@@ -61,9 +61,14 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
     b = std::max(b, m.gbps);
   }
   if (s.best.empty()) return s;
+  // Each host's links out and in (peer, figure): every step below walks
+  // these, so the whole screening is O(links), O(n log n) for the pattern.
+  std::vector<std::vector<std::pair<int, double>>> outs(at(hosts)), ins(at(hosts));
   for (const auto& [l, v] : s.best) {
     s.send[at(l.first)] = std::max(s.send[at(l.first)], v);
     s.receive[at(l.second)] = std::max(s.receive[at(l.second)], v);
+    outs[at(l.first)].emplace_back(l.second, v);
+    ins[at(l.second)].emplace_back(l.first, v);
   }
   std::vector<double> capacities;
   for (int h = 0; h < hosts; ++h) {
@@ -85,10 +90,8 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
   std::vector<char> slow_send(at(hosts), 0), slow_receive(at(hosts), 0);
   for (int h = 0; h < hosts; ++h) {
     bool out_witness = false, in_witness = false;
-    for (const auto& [l, v] : s.best) {
-      if (l.first == h && s.receive[at(l.second)] >= witness) out_witness = true;
-      if (l.second == h && s.send[at(l.first)] >= witness) in_witness = true;
-    }
+    for (const auto& [peer, v] : outs[at(h)]) out_witness |= s.receive[at(peer)] >= witness;
+    for (const auto& [peer, v] : ins[at(h)]) in_witness |= s.send[at(peer)] >= witness;
     slow_send[at(h)] = s.send[at(h)] > 0 && s.send[at(h)] < limit && out_witness;
     slow_receive[at(h)] = s.receive[at(h)] > 0 && s.receive[at(h)] < limit && in_witness;
   }
@@ -101,9 +104,7 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
     int best = -1;
     double best_v = -1;
     bool best_clean = false;
-    for (const auto& [l, v] : s.best) {
-      const int other = sending ? l.second : l.first;
-      if ((sending ? l.first : l.second) != h) continue;
+    for (const auto& [other, v] : (sending ? outs : ins)[at(h)]) {
       const double cap = sending ? s.receive[at(other)] : s.send[at(other)];
       const bool clean = !suspect_host(other);
       if (std::make_pair(clean, cap) > std::make_pair(best_clean, best_v)) {
@@ -130,11 +131,12 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
   // Pair suspects: slower than both ends can do, neither end a suspect host
   // (a link touching one is its echo: TCP's acknowledgements cross that
   // host's NIC the other way).
-  // What its ends typically do with other hosts: the median of the
-  // sender's other outgoing and of the receiver's other incoming links (a
-  // maximum would set a lucky round against this link's own). With two
-  // hosts the ends have no other link, and the reference is what it falls
-  // short of.
+  // What its ends do with other hosts: the best of the sender's other
+  // outgoing and of the receiver's other incoming links (a median would be
+  // the slow links' own for a host behind a slow uplink, most of whose
+  // links cross it). Against a best, the link must fall below the fraction
+  // itself, not the sieve: a lucky round sets the bar. With two hosts the
+  // ends have no other link, and the reference is what it falls short of.
   std::set<HostLink> slow_pairs;
   std::map<HostLink, double> pair_expected;
   for (const auto& [l, v] : s.best) {
@@ -145,22 +147,20 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
     double end_cap = 0;
     for (int h : {l.first, l.second})
       if (suspect_host(h)) {
-        const double cap =
-            std::min(slow_send[at(h)] ? s.send[at(h)] : s.reference,
-                     slow_receive[at(h)] ? s.receive[at(h)] : s.reference);
+        const double cap = std::min(slow_send[at(h)] ? s.send[at(h)] : s.reference,
+                                    slow_receive[at(h)] ? s.receive[at(h)] : s.reference);
         end_cap = end_cap > 0 ? std::min(end_cap, cap) : cap;
       }
     if (end_cap > 0 && v >= sieve * end_cap) continue;
-    std::vector<double> out_other, in_other;
-    for (const auto& [m, w] : s.best) {
-      if (m == l) continue;
-      if (m.first == l.first) out_other.push_back(w);
-      if (m.second == l.second) in_other.push_back(w);
-    }
+    double out_best = 0, in_best = 0;
+    for (const auto& [peer, w] : outs[at(l.first)])
+      if (peer != l.second) out_best = std::max(out_best, w);
+    for (const auto& [peer, w] : ins[at(l.second)])
+      if (peer != l.first) in_best = std::max(in_best, w);
     double expected = 0;
-    if (!out_other.empty() && !in_other.empty()) {
-      const double ends = std::min(median(out_other), median(in_other));
-      if (v < sieve * ends) expected = ends;
+    if (out_best > 0 && in_best > 0) {
+      const double ends = std::min(out_best, in_best);
+      if (v < fraction * ends) expected = ends;
     } else if (v < limit) {
       expected = s.reference;
     }
@@ -184,14 +184,13 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
       int a = stack.back();
       stack.pop_back();
       comps.back().push_back(a);
-      for (const auto& [l, v] : s.best) {
-        if (l.first != a && l.second != a) continue;
-        const int b = l.first == a ? l.second : l.first;
-        if (comp[at(b)] >= 0 || suspect_host(b)) continue;
-        if (slow_pairs.count({a, b}) || slow_pairs.count({b, a})) continue;
-        comp[at(b)] = comp[at(h)];
-        stack.push_back(b);
-      }
+      for (const auto* side : {&outs[at(a)], &ins[at(a)]})
+        for (const auto& [b, v] : *side) {
+          if (comp[at(b)] >= 0 || suspect_host(b)) continue;
+          if (slow_pairs.count({a, b}) || slow_pairs.count({b, a})) continue;
+          comp[at(b)] = comp[at(h)];
+          stack.push_back(b);
+        }
     }
   }
   if (comps.size() > 1) {
@@ -258,8 +257,9 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
       const bool healthy = v >= limit && !slow_send[at(l.first)] && !slow_receive[at(l.second)];
       if (!confirming.count(l) && (pass == 1 || healthy)) s.reference_links.push_back(l);
     }
-  std::stable_sort(s.reference_links.begin(), s.reference_links.end(),
-                   [&](const HostLink& a, const HostLink& b) { return s.best.at(a) > s.best.at(b); });
+  std::stable_sort(
+      s.reference_links.begin(), s.reference_links.end(),
+      [&](const HostLink& a, const HostLink& b) { return s.best.at(a) > s.best.at(b); });
 
   if (line_floor_gbps > 0 && s.reference < line_floor_gbps && !s.reference_links.empty()) {
     Suspect x;
@@ -299,8 +299,7 @@ std::vector<std::vector<HostLink>> confirm_rounds(const LinkScreen& screen, int 
   }
   if (!any) return out;
   auto shares = [](const HostLink& a, const HostLink& b) {
-    return a.first == b.first || a.first == b.second || a.second == b.first ||
-           a.second == b.second;
+    return a.first == b.first || a.first == b.second || a.second == b.first || a.second == b.second;
   };
   auto fits = [&](const std::vector<HostLink>& r, const HostLink& l) {
     return std::none_of(r.begin(), r.end(), [&](const HostLink& m) { return shares(m, l); });

@@ -77,15 +77,15 @@ struct Suspect {
 struct LinkScreen {
   int hosts = 0;
   double fraction = 0;
-  double line_floor = 0;                // GB/s; 0: no absolute reference
-  std::map<HostLink, double> best;      // every measured directed link, its best figure
-  std::vector<double> send, receive;    // per host: best outgoing / incoming link (0: none)
-  double reference = 0;                 // the healthy level, GB/s
+  double line_floor = 0;              // GB/s; 0: no absolute reference
+  std::map<HostLink, double> best;    // every measured directed link, its best figure
+  std::vector<double> send, receive;  // per host: best outgoing / incoming link (0: none)
+  double reference = 0;               // the healthy level, GB/s
   // Links that passed the screening, fastest first: measured again beside
   // the suspects (the first also alone, where no other fits).
   std::vector<HostLink> reference_links;
-  std::vector<Suspect> suspects;        // most severe first
-  std::vector<Suspect> unconfirmable;   // beyond max_confirm_links: not measured again
+  std::vector<Suspect> suspects;       // most severe first
+  std::vector<Suspect> unconfirmable;  // beyond max_confirm_links: not measured again
 };
 
 // `samples` may hold several figures per link. fraction in (0, 1];

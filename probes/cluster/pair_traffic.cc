@@ -53,9 +53,8 @@ PairTrafficResult check_pair_traffic(const std::string& plane, const std::vector
                                                         : "host " + std::to_string(h);
   };
   auto address = [&](int h) {
-    return h >= 0 && h < static_cast<int>(hosts.size())
-               ? hosts[static_cast<std::size_t>(h)].address
-               : std::string();
+    return h >= 0 && h < static_cast<int>(hosts.size()) ? hosts[static_cast<std::size_t>(h)].address
+                                                        : std::string();
   };
   for (std::size_t hi = 0; hi < hosts.size(); ++hi) {
     const HostRounds& h = hosts[hi];
@@ -90,18 +89,20 @@ PairTrafficResult check_pair_traffic(const std::string& plane, const std::vector
     bool bad = false;
     auto fail = [&](Status st, int from, int to, const std::string& problem, double share,
                     const std::string& carrier, std::uint64_t carrier_bytes) {
-      Finding f = make_finding("NET-TRAFFIC-PAIR", st, name(from) + " -> " + name(to) + " plane " + plane,
-                               {{"plane", plane},
-                                {"from", name(from)},
-                                {"to", name(to)},
-                                {"problem", problem},
-                                {"plane_nic", plane_nic},
-                                {"from_ip", address(from).empty() ? "<plane address>" : address(from)},
-                                {"to_ip", address(to).empty() ? "<peer's plane address>" : address(to)},
-                                {"carrier", carrier}});
+      Finding f =
+          make_finding("NET-TRAFFIC-PAIR", st, name(from) + " -> " + name(to) + " plane " + plane,
+                       {{"plane", plane},
+                        {"from", name(from)},
+                        {"to", name(to)},
+                        {"problem", problem},
+                        {"plane_nic", plane_nic},
+                        {"from_ip", address(from).empty() ? "<plane address>" : address(from)},
+                        {"to_ip", address(to).empty() ? "<peer's plane address>" : address(to)},
+                        {"carrier", carrier}});
       f.host = h.name;
       f.metrics["plane_share"] = {share * 100, "%"};
-      if (carrier_bytes > 0) f.metrics[carrier + ".bytes"] = {static_cast<double>(carrier_bytes), "bytes"};
+      if (carrier_bytes > 0)
+        f.metrics[carrier + ".bytes"] = {static_cast<double>(carrier_bytes), "bytes"};
       out.findings.push_back(std::move(f));
       bad = true;
     };
@@ -115,11 +116,11 @@ PairTrafficResult check_pair_traffic(const std::string& plane, const std::vector
                    " sent left through " + plane_nic + "; " + carrier + " sent " +
                    bytes_text(bytes) + " in the same rounds",
                share, carrier, bytes);
-        else if (static_cast<double>(p.other_tx) >=
-                 (1 - min_share) * static_cast<double>(p.sent))
+        else if (static_cast<double>(p.other_tx) >= (1 - min_share) * static_cast<double>(p.sent))
           fail(Status::kWarn, me, peer,
-               pct(share) + "% of the " + bytes_text(p.sent) + " " + h.name + " sent was counted on " +
-                   plane_nic + ", but " + carrier + " sent " + bytes_text(bytes) +
+               pct(share) + "% of the " + bytes_text(p.sent) + " " + h.name +
+                   " sent was counted on " + plane_nic + ", but " + carrier + " sent " +
+                   bytes_text(bytes) +
                    " in the same rounds: up to that much of the pair's traffic may have left "
                    "elsewhere (counters cannot tell whose bytes they are)",
                share, carrier, bytes);
@@ -152,17 +153,16 @@ PairTrafficResult check_pair_traffic(const std::string& plane, const std::vector
     m.phase = phase;
     out.metrics.push_back(m);
     if (bad || (sent_total < kMinJudged && received_total < kMinJudged)) continue;
-    Finding f = make_finding(
-        "NET-TRAFFIC-PAIR", Status::kPass, h.name + " " + plane_nic,
-        {{"host", h.name},
-         {"sent", bytes_text(sent_total)},
-         {"received", bytes_text(received_total)},
-         {"peers", std::to_string(pairs.size())},
-         {"plane_nic", plane_nic},
-         {"share", pct(sent_total ? static_cast<double>(plane_tx_total) /
-                                        static_cast<double>(sent_total)
-                                  : 1.0)},
-         {"other", bytes_text(other_total)}});
+    Finding f = make_finding("NET-TRAFFIC-PAIR", Status::kPass, h.name + " " + plane_nic,
+                             {{"host", h.name},
+                              {"sent", bytes_text(sent_total)},
+                              {"received", bytes_text(received_total)},
+                              {"peers", std::to_string(pairs.size())},
+                              {"plane_nic", plane_nic},
+                              {"share", pct(sent_total ? static_cast<double>(plane_tx_total) /
+                                                             static_cast<double>(sent_total)
+                                                       : 1.0)},
+                              {"other", bytes_text(other_total)}});
     f.host = h.name;
     f.metrics["other_nic_tx"] = {static_cast<double>(other_total), "bytes"};
     f.metrics["sent"] = {static_cast<double>(sent_total), "bytes"};

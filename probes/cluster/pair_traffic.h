@@ -46,8 +46,8 @@ struct PairRound {
 struct HostRounds {
   std::string name;
   std::vector<std::string> plane_nics;
-  std::string address;                        // its plane address (IP)
-  std::map<int, std::string> seen_from;       // peer host -> IP its connection came from
+  std::string address;                   // its plane address (IP)
+  std::map<int, std::string> seen_from;  // peer host -> IP its connection came from
   std::vector<PairRound> rounds;
 };
 

@@ -65,7 +65,8 @@ std::string second_look(const SuspectVerdict& v, const LinkScreen& s,
 // The second look's figures, in the order measured, as evidence.
 Finding with_samples(Finding f, const SuspectVerdict& v, const std::string& prefix = "") {
   if (!v.samples.empty()) f.evidence[prefix + "again_gbps"] = figures(v.samples);
-  if (!v.reference_samples.empty()) f.evidence[prefix + "beside_gbps"] = figures(v.reference_samples);
+  if (!v.reference_samples.empty())
+    f.evidence[prefix + "beside_gbps"] = figures(v.reference_samples);
   return f;
 }
 
@@ -82,10 +83,11 @@ Described describe(const Suspect& x, const LinkScreen& s, const std::vector<std:
     case SuspectKind::kSend:
     case SuspectKind::kReceive:
       d.entity = d.suspect = d.host = name(x.host);
-      d.what = name(x.host) + (both                              ? " sends and receives slowly"
-                               : x.kind == SuspectKind::kSend ? " sends slowly"
-                                                              : " receives slowly") +
-               (both ? " (its best links out and in)"
+      d.what = name(x.host) +
+               (both                           ? " sends and receives slowly"
+                : x.kind == SuspectKind::kSend ? " sends slowly"
+                                               : " receives slowly") +
+               (both                           ? " (its best links out and in)"
                 : x.kind == SuspectKind::kSend ? " (its best link to another host)"
                                                : " (its best link from another host)");
       d.against = "the plane's healthy level";
@@ -163,11 +165,11 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
     out.metrics.push_back(m);
   }
   if (s.best.size() < 2) {
-    const std::string why =
-        s.best.empty() ? "no link between two hosts was measured on plane " + plane +
-                             " (every rank is on one host, or the links failed)"
-                       : "only one directed link between hosts was measured on plane " + plane +
-                             "; there is nothing to compare it with";
+    const std::string why = s.best.empty()
+                                ? "no link between two hosts was measured on plane " + plane +
+                                      " (every rank is on one host, or the links failed)"
+                                : "only one directed link between hosts was measured on plane " +
+                                      plane + "; there is nothing to compare it with";
     out.findings.push_back(
         make_finding("COMM-LINK-SLOW", Status::kSkip, "plane " + plane, {{"reason", why}}));
     out.findings.push_back(
@@ -187,8 +189,8 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
 
   std::vector<std::string> dismissed;
   auto dismiss = [&](const Described& d, const SuspectVerdict& v) {
-    dismissed.push_back(d.entity + ": " + num(v.suspect.value / v.suspect.expected) +
-                        " of " + d.against + " at first, " + second_look(v, s, names));
+    dismissed.push_back(d.entity + ": " + num(v.suspect.value / v.suspect.expected) + " of " +
+                        d.against + " at first, " + second_look(v, s, names));
   };
   // Hosts first, a host's two directions as one finding.
   std::map<int, std::pair<const SuspectVerdict*, const SuspectVerdict*>> by_host;
@@ -203,25 +205,29 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
     if (cs && cr) {
       Described d = describe(snd->suspect, s, names, true);
       const SuspectVerdict& worse = snd->suspect.value <= rcv->suspect.value ? *snd : *rcv;
-      out.findings.push_back(with_samples(with_samples(slow_finding(
-          plane, d, Status::kFail, worse.suspect.value, worse.suspect.expected,
-          "measured again " + std::to_string(snd->samples.size()) +
-              " times each way beside links under no suspicion, it came closest sending " +
-              gbps(snd->again) + " against " + gbps(snd->again_reference) +
-              " GB/s and receiving " + gbps(rcv->again) + " against " +
-              gbps(rcv->again_reference) + " GB/s",
-          "both"), *snd, "send_"), *rcv, "receive_"));
+      out.findings.push_back(with_samples(
+          with_samples(
+              slow_finding(
+                  plane, d, Status::kFail, worse.suspect.value, worse.suspect.expected,
+                  "measured again " + std::to_string(snd->samples.size()) +
+                      " times each way beside links under no suspicion, it came closest sending " +
+                      gbps(snd->again) + " against " + gbps(snd->again_reference) +
+                      " GB/s and receiving " + gbps(rcv->again) + " against " +
+                      gbps(rcv->again_reference) + " GB/s",
+                  "both"),
+              *snd, "send_"),
+          *rcv, "receive_"));
       continue;
     }
     for (const auto* v : {snd, rcv}) {
       if (!v) continue;
       Described d = describe(v->suspect, s, names, false);
       if (v->confirmed || !v->measured)
-        out.findings.push_back(with_samples(
-            slow_finding(plane, d, v->confirmed ? Status::kFail : Status::kWarn,
-                         v->suspect.value, v->suspect.expected, second_look(*v, s, names),
-                         to_string(v->suspect.kind)),
-            *v));
+        out.findings.push_back(
+            with_samples(slow_finding(plane, d, v->confirmed ? Status::kFail : Status::kWarn,
+                                      v->suspect.value, v->suspect.expected,
+                                      second_look(*v, s, names), to_string(v->suspect.kind)),
+                         *v));
       else
         dismiss(d, *v);
     }
@@ -258,18 +264,18 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
   std::string dismissed_text;
   for (const auto& t : dismissed) dismissed_text += (dismissed_text.empty() ? "" : "; ") + t;
   if (!any_slow) {
-    Finding f = make_finding(
-        "COMM-LINK-SLOW", Status::kPass, "plane " + plane,
-        {{"plane", plane},
-         {"links", std::to_string(s.best.size())},
-         {"hosts", std::to_string(hosts_seen.size())},
-         {"fraction", num(s.fraction)},
-         {"reference", gbps(s.reference)},
-         {"dismissed_text",
-          dismissed.empty() ? ""
-                            : "; " + std::to_string(dismissed.size()) +
-                                  " first-look dip(s) were fast when measured again " +
-                                  std::to_string(repeats) + " times"}});
+    Finding f =
+        make_finding("COMM-LINK-SLOW", Status::kPass, "plane " + plane,
+                     {{"plane", plane},
+                      {"links", std::to_string(s.best.size())},
+                      {"hosts", std::to_string(hosts_seen.size())},
+                      {"fraction", num(s.fraction)},
+                      {"reference", gbps(s.reference)},
+                      {"dismissed_text",
+                       dismissed.empty() ? ""
+                                         : "; " + std::to_string(dismissed.size()) +
+                                               " first-look dip(s) were fast when measured again " +
+                                               std::to_string(repeats) + " times"}});
     f.metrics["reference"] = {s.reference, "GB/s"};
     if (!dismissed.empty()) f.evidence["dismissed"] = dismissed_text;
     out.findings.push_back(std::move(f));
@@ -293,18 +299,22 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
   const bool unsure = plane_verdict && !plane_verdict->measured;
   const double level = failed ? std::max(plane_verdict->again, s.reference) : s.reference;
   Finding f = make_finding(
-      "COMM-LINK-LINE-RATE", failed ? Status::kFail : unsure ? Status::kWarn : Status::kPass,
+      "COMM-LINK-LINE-RATE",
+      failed   ? Status::kFail
+      : unsure ? Status::kWarn
+               : Status::kPass,
       "plane " + plane,
       {{"plane", plane},
        {"reference", gbps(level)},
        {"percent", percent(line.gbps > 0 ? level / std::min(line.gbps, kLineCapGbps) : 0)},
        {"line", num(line.gbps * 8) + " Gbit/s"},
-       {"line_source", line.source + (line.gbps > kLineCapGbps ? ", counted up to 100 Gbit/s" : "")},
+       {"line_source",
+        line.source + (line.gbps > kLineCapGbps ? ", counted up to 100 Gbit/s" : "")},
        {"floor_percent", percent(line.fraction)},
-       {"second", !plane_verdict ? "no second look was needed"
-                  : unsure       ? "it could not be measured again, and one look is not a verdict"
-                                 : "the best link measured again ran at " +
-                                       gbps(plane_verdict->again) + " GB/s"}});
+       {"second",
+        !plane_verdict ? "no second look was needed"
+        : unsure       ? "it could not be measured again, and one look is not a verdict"
+                 : "the best link measured again ran at " + gbps(plane_verdict->again) + " GB/s"}});
   f.metrics["reference"] = {level, "GB/s"};
   f.metrics["floor"] = {floor, "GB/s"};
   out.findings.push_back(std::move(f));

@@ -27,9 +27,9 @@ namespace hn::probes::cluster {
 
 // What the plane's NICs promise, for the absolute reference.
 struct LineRate {
-  double gbps = 0;          // the slowest host's plane NIC, GB/s; 0: unknown
-  std::string source;       // "live speed of the plane NICs" / "the profile's speed_mbps"
-  double fraction = 0;      // the share of it a link must reach (profile)
+  double gbps = 0;      // the slowest host's plane NIC, GB/s; 0: unknown
+  std::string source;   // "live speed of the plane NICs" / "the profile's speed_mbps"
+  double fraction = 0;  // the share of it a link must reach (profile)
 };
 
 // The share of the line rate one TCP stream is held to: a stream rarely
