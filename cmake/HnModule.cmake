@@ -9,19 +9,24 @@ function(hn_module target)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# hn_test(<target> LABELS <labels> SOURCES ... DEPS ... [TIMEOUT s] [COST c])
+# hn_test(<target> LABELS <labels> SOURCES ... DEPS ... [TIMEOUT s] [COST c] [SERIAL])
 #   One Catch2 executable per unit under test; every TEST_CASE becomes a ctest
 #   test carrying LABELS. Exit code 77 means "skipped" (see tests/support/skip.h).
 #   COST makes `ctest -j` start long tests first on a clean checkout (no
 #   timing history yet), so they overlap the rest instead of trailing it.
+#   SERIAL runs its tests with nothing beside them (RUN_SERIAL): for a test
+#   that loads every CPU on purpose, whose load must not fail other tests.
 function(hn_test target)
-  cmake_parse_arguments(ARG "" "TIMEOUT;COST" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT;COST" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
   set(cost_property "")
   if(ARG_COST)
     set(cost_property COST ${ARG_COST})
+  endif()
+  if(ARG_SERIAL)
+    list(APPEND cost_property RUN_SERIAL TRUE)
   endif()
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_test_flags hn_sanitize)

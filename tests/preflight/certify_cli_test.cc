@@ -60,8 +60,8 @@ TEST_CASE("certify: this machine, embedded profile, two local ranks by default")
   CHECK(c.hosts[0].ranks == std::vector<int>{0, 1});
   std::vector<std::string> names;
   for (const auto& p : c.phases) names.push_back(p.name);
-  CHECK(names == std::vector<std::string>{"hosts", "cross_host", "links", "collectives", "storage",
-                                          "model", "placement"});
+  CHECK(names == std::vector<std::string>{"hosts", "cross_host", "links", "bandwidth",
+                                          "collectives", "storage", "model", "placement"});
   int busbw = 0;
   for (const auto& m : c.metrics)
     if (m.name == "collective.busbw") {

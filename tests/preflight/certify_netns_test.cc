@@ -63,6 +63,8 @@ TEST_CASE("certify netns: a healthy three-host cluster is certified") {
   REQUIRE(proof.size() == 3);
   for (const auto& f : proof) CHECK(f["metrics"]["plane_share"]["value"].get<double>() >= 95);
   CHECK(r.findings("COMM-LINK-SLOW", "PASS").size() == 1);
+  // Every measured pair's traffic proven on the plane NIC, per host.
+  CHECK(r.findings("NET-TRAFFIC-PAIR", "PASS").size() == 3);
   // Bytes per NIC are in the certificate, and the plane NIC carried them.
   bool eth1 = false;
   for (const auto& m : r.certificate["metrics"])
@@ -163,7 +165,7 @@ TEST_CASE("certify netns: a rank killed mid-phase is named - earlier phases stay
   o.args = {"--sizes", "64K,1M,16M", "--iters", "10", "--link-timeout", "2", "--log-ranks"};
   bool killed = false;
   o.while_running = [&](const std::vector<int>& pids, const hn::test::TempDir& dir) {
-    if (hn::test::wait_for_text(dir.path() + "/err2", "phase links done", 60)) {
+    if (hn::test::wait_for_text(dir.path() + "/err2", "phase bandwidth done", 60)) {
       kill(pids[2], SIGKILL);
       killed = true;
     }
@@ -179,7 +181,8 @@ TEST_CASE("certify netns: a rank killed mid-phase is named - earlier phases stay
   CHECK(f["evidence"]["phase"] == "collectives");
   // The phases before it are complete in the certificate.
   for (const auto& p : r.certificate["phases"]) {
-    if (p["name"] == "hosts" || p["name"] == "links") CHECK(p["status"] == "PASS");
+    if (p["name"] == "hosts" || p["name"] == "links" || p["name"] == "bandwidth")
+      CHECK(p["status"] == "PASS");
     if (p["name"] == "storage")
       CHECK_THAT(p["skipped_because"].get<std::string>(),
                  Catch::Contains("rank 2 on host2 was lost"));

@@ -38,7 +38,12 @@ Certificate sample() {
   c.metrics.push_back(nan);
   Finding f =
       make_finding("COMM-LINK-SLOW", Status::kPass, "plane param",
-                   {{"plane", "param"}, {"links", "6"}, {"fraction", "0.5"}, {"median", "2"}});
+                   {{"plane", "param"},
+                    {"links", "6"},
+                    {"hosts", "3"},
+                    {"fraction", "0.75"},
+                    {"reference", "2"},
+                    {"dismissed_text", ""}});
   f.host = "gpu01";
   c.findings = {f};
   return c;
