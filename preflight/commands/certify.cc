@@ -299,7 +299,8 @@ Command certify() {
         "where the model phase writes and reads back its checkpoint, on the shared mount "
         "(default: model.checkpoint.dir, else the first storage mount's probe_dir, else none)")(
         "only", po::value<std::string>()->value_name("PHASES"),
-        "run only these phases (comma-separated names); the others are SKIP")(
+        "run only these phases (comma-separated: hosts, cross_host, links, bandwidth, "
+        "collectives, storage, model, placement); the others are SKIP")(
         "skip", po::value<std::string>()->value_name("PHASES"), "skip these phases")(
         "local-ranks", po::value<int>()->default_value(0)->value_name("N"),
         "fork N ranks on this machine (default without a launcher: 2)")(
