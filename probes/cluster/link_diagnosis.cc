@@ -51,6 +51,7 @@ LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, doubl
   s.hosts = hosts;
   s.fraction = fraction;
   s.line_floor = line_floor_gbps;
+  s.budget = max_confirm_links;
   s.send.assign(at(hosts), 0);
   s.receive.assign(at(hosts), 0);
   for (const auto& m : samples) {
@@ -308,8 +309,9 @@ std::vector<std::vector<HostLink>> confirm_rounds(const LinkScreen& screen, int 
   // its counters belong to one link); then each round's reference.
   std::vector<std::vector<HostLink>> batches;
   for (const auto& l : links) {
-    auto it = std::find_if(batches.begin(), batches.end(),
-                           [&](const std::vector<HostLink>& r) { return fits(r, l); });
+    auto it = std::find_if(batches.begin(), batches.end(), [&](const std::vector<HostLink>& r) {
+      return r.size() < kMaxBeside && fits(r, l);
+    });
     if (it == batches.end())
       batches.push_back({l});
     else

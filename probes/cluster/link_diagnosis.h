@@ -86,6 +86,7 @@ struct LinkScreen {
   std::vector<HostLink> reference_links;
   std::vector<Suspect> suspects;       // most severe first
   std::vector<Suspect> unconfirmable;  // beyond max_confirm_links: not measured again
+  std::size_t budget = 0;              // max_confirm_links
 };
 
 // `samples` may hold several figures per link. fraction in (0, 1];
@@ -96,9 +97,16 @@ struct LinkScreen {
 // Screening flags suspects below fraction + this (the second look then
 // judges at fraction itself).
 constexpr double kSieveMargin = 0.1;
+// At most this many suspects' links share a round of the second look (and
+// its reference). Where hosts share CPUs (namespaces on one machine), the
+// streams of a round share them unevenly, the more the streams the more
+// unevenly: on 32 namespace hosts over 2 CPUs, rounds of 15 links held
+// healthy links at under 0.4 of their reference 4 times running.
+constexpr std::size_t kMaxBeside = 3;
 
+constexpr std::size_t kMaxConfirmLinks = 32;
 LinkScreen screen_links(int hosts, const std::vector<LinkSample>& samples, double fraction,
-                        double line_floor_gbps, std::size_t max_confirm_links = 32);
+                        double line_floor_gbps, std::size_t max_confirm_links = kMaxConfirmLinks);
 
 // The re-measurement plan for the suspects (indices into screen.suspects;
 // all when `which` is empty): per repeat, the suspects' links packed into

@@ -122,7 +122,8 @@ Described describe(const Suspect& x, const LinkScreen& s, const std::vector<std:
 
 Finding slow_finding(const std::string& plane, const Described& d, Status st, double value,
                      double expected, const std::string& second, const std::string& direction) {
-  Finding f = make_finding("COMM-LINK-SLOW", st, d.entity + " plane " + plane,
+  Finding f = make_finding("COMM-LINK-SLOW", st,
+                           (d.entity.empty() ? "" : d.entity + " ") + "plane " + plane,
                            {{"plane", plane},
                             {"what", d.what},
                             {"value", gbps(value)},
@@ -249,14 +250,36 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
     else
       dismiss(d, v);
   }
+  // Beyond the re-measurement budget (the mildest suspects, since the
+  // budget goes to the worst first): those below the fraction itself are one
+  // WARN, one look not being a verdict; those only the screening's wider net
+  // caught are a note.
+  std::vector<const Suspect*> unmeasured;
+  int mild = 0;
   for (const auto& x : s.unconfirmable) {
     if (x.kind == SuspectKind::kPlane) continue;
-    Described d = describe(x, s, names, false);
-    out.findings.push_back(slow_finding(
-        plane, d, Status::kWarn, x.value, x.expected,
-        "not measured again: more suspects than the re-measurement budget, and one look is not "
-        "a verdict",
-        to_string(x.kind)));
+    if (x.value < s.fraction * x.expected)
+      unmeasured.push_back(&x);
+    else
+      ++mild;
+  }
+  if (!unmeasured.empty()) {
+    std::string which;
+    for (const auto* x : unmeasured) {
+      Described d = describe(*x, s, names, false);
+      which += (which.empty() ? "" : ", ") + d.entity + " (" + num(x->value / x->expected) + ")";
+    }
+    const Suspect& worst = *unmeasured.front();
+    Described d;
+    d.entity = "";
+    d.suspect = "the links listed";
+    d.what = std::to_string(unmeasured.size()) + " suspect(s) left unmeasured: " + which;
+    d.against = "the worst against its reference,";
+    out.findings.push_back(
+        slow_finding(plane, d, Status::kWarn, worst.value, worst.expected,
+                     "not measured again: more suspects than the re-measurement budget of " +
+                         std::to_string(s.budget) + " links, and one look is not a verdict",
+                     "unmeasured"));
   }
 
   bool any_slow = false;
@@ -278,6 +301,11 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
                                                std::to_string(repeats) + " times"}});
     f.metrics["reference"] = {s.reference, "GB/s"};
     if (!dismissed.empty()) f.evidence["dismissed"] = dismissed_text;
+    if (mild > 0)
+      f.evidence["not_measured_again"] =
+          std::to_string(mild) +
+          " first-look suspect(s) between the fraction and the screening's wider net, beyond "
+          "the re-measurement budget";
     out.findings.push_back(std::move(f));
   } else if (!dismissed.empty()) {
     for (auto& f : out.findings)
