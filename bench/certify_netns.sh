@@ -60,7 +60,7 @@ cleanup() {
   for h in "${hog_pids[@]}"; do kill "$h" 2>/dev/null || true; done
   for ((i = 0; i < hosts; i++)); do ip netns del "$p-h$i" 2>/dev/null || true; done
   ip netns del "$sw" 2>/dev/null || true
-  rm -rf "$work"
+  if [ -z "${HN_KEEP:-}" ]; then rm -rf "$work"; else echo "kept $work" >&2; fi
 }
 trap cleanup EXIT
 
@@ -78,6 +78,12 @@ for ((i = 0; i < hosts; i++)); do
   ns="$p-h$i"
   ip netns add "$ns"
   ip -n "$ns" link set lo up
+  # A multi-homed host's ARP settings, as tests/support/netns_cluster.cc sets them.
+  ip netns exec "$ns" sh -c 'for c in all default; do
+    echo 2 > /proc/sys/net/ipv4/conf/$c/rp_filter
+    echo 1 > /proc/sys/net/ipv4/conf/$c/arp_ignore
+    echo 2 > /proc/sys/net/ipv4/conf/$c/arp_announce
+  done'
   for k in 1 2; do
     ip link add "$p-$i-$k" type veth peer name "eth$k" netns "$ns"
     ip link set "$p-$i-$k" netns "$sw"
@@ -171,6 +177,11 @@ print(f"run {run}: exit {rc}, {wall:.1f} s wall" + (f", bandwidth phase {bw/1000
       + (f" ({timing})" if timing else ""))
 for f in bad:
     print(f"   {f['status']:5} {f['code']:20} {f['entity']}: {f['message']}")
+order = {"FAIL": 0, "ERROR": 1, "WARN": 2}
+others = sorted((f for f in rep.get("findings", []) if f["code"] not in codes and f["status"] in order),
+                key=lambda f: order[f["status"]])
+for f in others[:10]:
+    print(f"   {f['status']:5} {f['code']:20} {f['entity']}: {f['message'][:300]}")
 if not bad:
     for f in fs:
         if f["code"] in ("COMM-LINK-SLOW", "COMM-LINK-LINE-RATE"):
