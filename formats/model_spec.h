@@ -21,6 +21,11 @@ struct ModelSpec {
   int steps = 20;
   std::uint64_t seed = 1;
   stack::model::ModelConfig size;
+  // Whether model.size sets batch or micro_batches. When it does not, the
+  // model phase chooses the batch from the layout's dp (at least 16
+  // sequences, a whole number per replica and micro-batch), so the default
+  // model fits every world size.
+  bool batch_set = false;
   stack::framework::OptimizerConfig optimizer;
   // The emulated backend: a built-in operator matrix, or a matrix file
   // (relative paths are relative to the profile's directory).

@@ -115,6 +115,7 @@ ModelSpec parse_model_spec(YamlMap m) {
   if (auto v = m.opt_int("seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*v);
   if (YAML::Node n = m.get("size"); n.IsDefined() && !n.IsNull()) {
     s.size = parse_size(YamlMap(n, m.source(), m.field("size")));
+    s.batch_set = n["batch"].IsDefined() || n["micro_batches"].IsDefined();
     s.size_line = compat::yaml_position(n).first;
   }
   if (YAML::Node n = m.get("optimizer"); n.IsDefined() && !n.IsNull())

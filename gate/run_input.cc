@@ -25,7 +25,7 @@ using nlohmann::json;
 using namespace reports::json_fields;
 
 constexpr const char* kCertificateSchema = "hnprecheck.certificate";
-constexpr int kCertificateVersion = 1;
+constexpr int kCertificateVersion = 2;  // 2 adds the verdict `partial` (reports/certificate.h)
 
 double value_or_nan(const json& v, const std::string& at) {
   if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();

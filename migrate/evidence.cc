@@ -55,8 +55,10 @@ Certificate read_certificate(const json& doc, const std::string& file) {
                                  std::to_string(kCertificateSchemaVersion) + ")");
   c.cluster = r.str(doc, "cluster", "");
   c.verdict = r.str(doc, "verdict", "");
-  if (c.verdict != "certified" && c.verdict != "not_certified" && c.verdict != "incomplete")
-    r.fail("verdict", "expected certified, not_certified or incomplete, got '" + c.verdict + "'");
+  if (c.verdict != "certified" && c.verdict != "partial" && c.verdict != "not_certified" &&
+      c.verdict != "incomplete")
+    r.fail("verdict", "expected certified, partial, not_certified or incomplete, got '" +
+                          c.verdict + "'");
   c.finished = r.str(doc, "finished", "");
   const json& hosts = r.array(doc, "hosts", "");
   for (size_t i = 0; i < hosts.size(); ++i)

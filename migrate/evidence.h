@@ -37,7 +37,7 @@ struct Certificate {
   std::vector<reports::Finding> findings;
 };
 
-inline constexpr int kCertificateSchemaVersion = 1;
+inline constexpr int kCertificateSchemaVersion = 2;  // reports/certificate.h: 2 adds the verdict `partial`
 
 Certificate parse_certificate(const std::string& text, const std::string& file);
 

@@ -13,6 +13,13 @@ constexpr CatalogEntry kEntries[] = {
     {"CERT-PHASE-SKIPPED", Layer::kL5, "phase ran", "phase {phase} ran",
      "phase {phase} did not run: {reason}",
      "Fix what the phase depends on (named in the message) and run certify again."},
+    {"CERT-COVERAGE", Layer::kL5, "the run covered everything this cluster can run",
+     "complete: every phase this cluster can run ran ({ran}); not applicable to this "
+     "profile: {not_applicable}",
+     "partial: not covered: {gaps}",
+     "What was not covered was not certified: run certify without --only/--skip, with a rank "
+     "on every host of the cluster (more than one host for the links between them), and with "
+     "the profile's model section or --layout where the default model does not fit."},
     {"CERT-RANK-LOST", Layer::kL5, "every rank took part in the phase",
      "all {ranks} ranks took part in phase {phase}",
      "rank {rank} on {host} was lost in phase {phase}: {how}",

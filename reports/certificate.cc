@@ -173,7 +173,15 @@ Certificate read(const json& doc) {
     p.duration_ms = num(phases[i], "duration_ms", w);
     if (phases[i].contains("skipped_because"))
       p.skipped_because = text(phases[i], "skipped_because", w);
+    if (phases[i].contains("skip_kind")) p.skip_kind = text(phases[i], "skip_kind", w);
     c.phases.push_back(std::move(p));
+  }
+  if (doc.contains("not_covered")) {
+    const json& nc = array(doc, "not_covered", "");
+    for (std::size_t i = 0; i < nc.size(); ++i) {
+      const std::string w = item("not_covered", i);
+      c.not_covered.push_back({text(nc[i], "what", w), text(nc[i], "reason", w)});
+    }
   }
   c.metrics = read_measurements(array(doc, "metrics", ""));
   const json& findings = array(doc, "findings", "");
@@ -209,6 +217,8 @@ std::string_view to_string(CertVerdict v) {
   switch (v) {
     case CertVerdict::kCertified:
       return "certified";
+    case CertVerdict::kPartial:
+      return "partial";
     case CertVerdict::kNotCertified:
       return "not_certified";
     case CertVerdict::kIncomplete:
@@ -218,18 +228,39 @@ std::string_view to_string(CertVerdict v) {
 }
 
 CertVerdict verdict_from_string(std::string_view s) {
-  for (CertVerdict v :
-       {CertVerdict::kCertified, CertVerdict::kNotCertified, CertVerdict::kIncomplete})
+  for (CertVerdict v : {CertVerdict::kCertified, CertVerdict::kPartial, CertVerdict::kNotCertified,
+                        CertVerdict::kIncomplete})
     if (to_string(v) == s) return v;
   throw std::invalid_argument("'" + std::string(s) +
-                              "' is not a verdict (expected certified, not_certified or "
+                              "' is not a verdict (expected certified, partial, not_certified or "
                               "incomplete)");
 }
 
-CertVerdict verdict_for_exit_code(int exit_code) {
-  if (exit_code == 0) return CertVerdict::kCertified;
-  if (exit_code == 1) return CertVerdict::kNotCertified;
-  return CertVerdict::kIncomplete;
+CertVerdict verdict_for(const std::vector<Finding>& findings, bool strict) {
+  bool fail = false, error = false, partial = false, warn = false;
+  for (const auto& f : findings) {
+    fail = fail || f.status == Status::kFail;
+    error = error || f.status == Status::kError;
+    if (f.status == Status::kWarn) (f.code == "CERT-COVERAGE" ? partial : warn) = true;
+  }
+  if (fail) return CertVerdict::kNotCertified;
+  if (error) return CertVerdict::kIncomplete;
+  if (strict && warn) return CertVerdict::kNotCertified;
+  return partial ? CertVerdict::kPartial : CertVerdict::kCertified;
+}
+
+int exit_code_of(CertVerdict v, bool strict) {
+  switch (v) {
+    case CertVerdict::kCertified:
+      return 0;
+    case CertVerdict::kPartial:
+      return strict ? 1 : 0;
+    case CertVerdict::kNotCertified:
+      return 1;
+    case CertVerdict::kIncomplete:
+      return 3;
+  }
+  return 3;
 }
 
 std::string render_certificate(const Certificate& c) {
@@ -258,9 +289,14 @@ std::string render_certificate(const Certificate& c) {
                       {"status", std::string(to_string(p.status))},
                       {"duration_ms", number(p.duration_ms)}};
     if (!p.skipped_because.empty()) j["skipped_because"] = to_valid_utf8(p.skipped_because);
+    if (!p.skip_kind.empty()) j["skip_kind"] = p.skip_kind;
     phases.push_back(std::move(j));
   }
   doc["phases"] = std::move(phases);
+  ordered_json nc = ordered_json::array();
+  for (const auto& n : c.not_covered)
+    nc.push_back({{"what", to_valid_utf8(n.what)}, {"reason", to_valid_utf8(n.reason)}});
+  doc["not_covered"] = std::move(nc);
   doc["metrics"] = write_measurements(c.metrics);
   ordered_json findings = ordered_json::array();
   for (const auto& f : c.findings) findings.push_back(ordered_json(finding_to_json(f)));

@@ -25,19 +25,32 @@
 namespace hn::reports {
 
 inline constexpr const char* kCertificateSchemaName = "hnprecheck.certificate";
-inline constexpr int kCertificateSchemaVersion = 1;
+// 2: the verdict `partial`, `not_covered` and phases' `skip_kind`.
+inline constexpr int kCertificateSchemaVersion = 2;
 
-enum class CertVerdict { kCertified, kNotCertified, kIncomplete };
+// certified: every phase this cluster can run ran, and every check passed
+// (warnings allowed unless --strict); partial: every check that ran passed,
+// but something this cluster could run did not (not selected, one host only,
+// the model did not fit, declared nodes absent: `not_covered` says what);
+// not_certified: a check failed or a rank was lost; incomplete: the run
+// could not complete (a phase could not run, --timeout).
+enum class CertVerdict { kCertified, kPartial, kNotCertified, kIncomplete };
 // The status a group of findings shows (a phase, a host's layer): FAIL 4,
 // ERROR 3, WARN 2, PASS 1, SKIP 0, higher wins; a failed check outranks one
 // that could not run, as in exit_code_for().
 int outcome_weight(Status s);
 
-std::string_view to_string(CertVerdict v);  // "certified", "not_certified", "incomplete"
+// "certified", "partial", "not_certified", "incomplete"
+std::string_view to_string(CertVerdict v);
 // Throws std::invalid_argument naming the text.
 CertVerdict verdict_from_string(std::string_view s);
-// The verdict of a run that exits with `exit_code` (0, 1, 3).
-CertVerdict verdict_for_exit_code(int exit_code);
+// The verdict of a run with these findings: a FAIL is not_certified, else an
+// ERROR incomplete, else a WARN CERT-COVERAGE partial, else certified (with
+// `strict`, another WARN is not_certified).
+CertVerdict verdict_for(const std::vector<Finding>& findings, bool strict);
+// The exit code of a verdict: 0 certified, 0 partial (1 with `strict`), 1
+// not_certified, 3 incomplete.
+int exit_code_of(CertVerdict v, bool strict);
 
 struct CertificateHost {
   std::string name;        // gethostname() of the host
@@ -51,8 +64,19 @@ struct CertificatePhase {
   std::vector<std::string> layers;  // "L7", "L6"
   Status status = Status::kPass;    // worst status of its findings
   double duration_ms = 0;
-  std::string skipped_because;  // SKIP only: the failure it depends on
+  std::string skipped_because;  // SKIP only: why, in words
+  // SKIP only: not_selected, not_applicable (the profile asks for nothing it
+  // does), not_possible (this job cannot run it: one host, the model does
+  // not fit), after_failure (an earlier failure or a lost rank).
+  std::string skip_kind;
   bool operator==(const CertificatePhase&) const = default;
+};
+
+// Something this cluster could run that the run did not cover.
+struct NotCovered {
+  std::string what;    // a phase name, or "nodes"
+  std::string reason;  // why, in words
+  bool operator==(const NotCovered&) const = default;
 };
 
 struct Certificate {
@@ -66,6 +90,7 @@ struct Certificate {
   std::int64_t started_unix_ms = 0, finished_unix_ms = 0;
   CertVerdict verdict = CertVerdict::kIncomplete;
   std::vector<CertificatePhase> phases;
+  std::vector<NotCovered> not_covered;  // empty unless the verdict is partial (or worse)
   std::vector<Measurement> metrics;
   std::vector<Finding> findings;
   bool operator==(const Certificate&) const = default;

@@ -228,6 +228,24 @@ void storage_table(std::ostringstream& os, const Certificate& c) {
 
 }  // namespace
 
+namespace {
+
+const char* verdict_words(CertVerdict v) {
+  switch (v) {
+    case CertVerdict::kCertified:
+      return "certified";
+    case CertVerdict::kPartial:
+      return "partial";
+    case CertVerdict::kNotCertified:
+      return "not certified";
+    case CertVerdict::kIncomplete:
+      return "incomplete";
+  }
+  return "incomplete";
+}
+
+}  // namespace
+
 std::string render_certify_summary(const Certificate& c, int exit_code, bool color) {
   std::ostringstream os;
   auto styled = [&](Status s, const std::string& text) {
@@ -273,25 +291,30 @@ std::string render_certify_summary(const Certificate& c, int exit_code, bool col
   }
   std::size_t ranks = 0;
   for (const auto& h : c.hosts) ranks += h.ranks.size();
-  const Status vs = exit_code == 0   ? Status::kPass
-                    : exit_code == 1 ? Status::kFail
-                                     : Status::kError;
-  os << "verdict: "
-     << styled(vs, c.verdict == CertVerdict::kCertified      ? "certified"
-                   : c.verdict == CertVerdict::kNotCertified ? "not certified"
-                                                             : "incomplete")
-     << " (exit " << exit_code << "): " << c.hosts.size() << " host(s), " << ranks << " rank(s), "
+  const Status vs = c.verdict == CertVerdict::kCertified ? Status::kPass
+                    : c.verdict == CertVerdict::kPartial ? Status::kWarn
+                    : c.verdict == CertVerdict::kNotCertified ? Status::kFail
+                                                              : Status::kError;
+  if (!c.not_covered.empty()) {
+    os << "not covered\n";
+    for (const auto& n : c.not_covered) os << "  " << pad(n.what, 12) << n.reason << "\n";
+  }
+  os << "verdict: " << styled(vs, verdict_words(c.verdict)) << " (exit " << exit_code
+     << "): " << c.hosts.size() << " host(s), " << ranks << " rank(s), "
      << duration_text(static_cast<double>(c.finished_unix_ms - c.started_unix_ms)) << "\n";
   return os.str();
 }
 
 std::string render_certify_html(const Report& report, const Certificate& c) {
   std::ostringstream os;
-  os << "<h2>CertVerdict: "
-     << esc(c.verdict == CertVerdict::kCertified      ? "certified"
-            : c.verdict == CertVerdict::kNotCertified ? "not certified"
-                                                      : "incomplete")
-     << "</h2>\n<table>\n<tr><th>phase</th><th>layers</th><th>status</th><th>time</th><th>"
+  os << "<h2>Verdict: " << esc(verdict_words(c.verdict)) << "</h2>\n";
+  if (!c.not_covered.empty()) {
+    os << "<p>Not covered:</p>\n<ul>\n";
+    for (const auto& n : c.not_covered)
+      os << "<li>" << esc(n.what) << ": " << esc(n.reason) << "</li>\n";
+    os << "</ul>\n";
+  }
+  os << "<table>\n<tr><th>phase</th><th>layers</th><th>status</th><th>time</th><th>"
         "skipped because</th></tr>\n";
   for (const auto& p : c.phases) {
     std::string layers;
@@ -333,9 +356,14 @@ std::string certify_extra_json(const Certificate& c) {
                                 {"status", std::string(to_string(p.status))},
                                 {"duration_ms", p.duration_ms}};
     if (!p.skipped_because.empty()) q["skipped_because"] = to_valid_utf8(p.skipped_because);
+    if (!p.skip_kind.empty()) q["skip_kind"] = p.skip_kind;
     phases.push_back(std::move(q));
   }
   j["phases"] = std::move(phases);
+  nlohmann::ordered_json nc = nlohmann::ordered_json::array();
+  for (const auto& n : c.not_covered)
+    nc.push_back({{"what", to_valid_utf8(n.what)}, {"reason", to_valid_utf8(n.reason)}});
+  j["not_covered"] = std::move(nc);
   nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
   for (const auto& h : c.hosts)
     hosts.push_back(

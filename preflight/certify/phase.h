@@ -34,6 +34,10 @@ enum class Participants { kAllRanks, kHostLeaders, kRankZero };
 
 struct PhasePlan {
   std::string skip_reason;                 // non-empty: the whole phase is SKIP with this reason
+  // Why it is skipped (reports/certificate.h CertificatePhase::skip_kind):
+  // not_applicable (the profile asks for nothing it does), not_possible (this
+  // job cannot run it: the run is partial), after_failure (the default).
+  std::string skip_kind = "after_failure";
   std::string args = "{}";                 // JSON text every participant receives
   std::vector<reports::Finding> findings;  // SKIPs of parts that do not run
 };

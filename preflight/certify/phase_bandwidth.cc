@@ -62,11 +62,13 @@ PhasePlan plan_bandwidth(Coordinator& co) {
                            {"line_fraction", t.link_line_fraction},
                            {"profile_speed_mbps", plane->min_speed_mbps.value_or(0)}};
   }
-  if (collective_planes(co.profile()).empty())
+  if (collective_planes(co.profile()).empty()) {
+    p.skip_kind = "not_applicable";
     p.skip_reason = "the profile declares no parameter or data plane";
-  else if (hosts < 2)
+  } else if (hosts < 2) {
+    p.skip_kind = "not_possible";
     p.skip_reason = "every rank is on one host: there is no link between hosts to measure";
-  else if (planes.empty())
+  } else if (planes.empty())
     p.skip_reason = "no parameter or data plane can be measured (" +
                     co.planes[collective_planes(co.profile()).front()->name].blocked_by + ")";
   p.args = json{{"planes", planes}}.dump();

@@ -41,9 +41,10 @@ PhasePlan plan_collectives(Coordinator& co) {
     planes.push_back(plane->name);
   }
   const auto& o = *co.options;
-  if (collective_planes(co.profile()).empty())
+  if (collective_planes(co.profile()).empty()) {
+    p.skip_kind = "not_applicable";
     p.skip_reason = "the profile declares no parameter or data plane";
-  else if (planes.empty())
+  } else if (planes.empty())
     p.skip_reason = "no parameter or data plane can run them (" +
                     co.planes[collective_planes(co.profile()).front()->name].blocked_by + ")";
   p.args = json{{"planes", planes},

@@ -74,6 +74,7 @@ PhasePlan plan_cross_host(Coordinator& co) {
   PhasePlan p;
   std::size_t have = 0;
   for (const auto& r : co.readings) have += r.has_value();
+  if (have == 0) p.skip_kind = co.readings.empty() ? "not_possible" : "after_failure";
   if (have == 0)
     p.skip_reason = co.readings.empty() ? "the hosts phase did not run (it gathers the readings)"
                                         : "no host's live readings arrived in the hosts phase";

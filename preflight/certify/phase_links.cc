@@ -55,9 +55,10 @@ PhasePlan plan_links(Coordinator& co) {
     }
     planes.push_back(plane->name);
   }
-  if (collective_planes(co.profile()).empty())
+  if (collective_planes(co.profile()).empty()) {
+    p.skip_kind = "not_applicable";
     p.skip_reason = "the profile declares no parameter or data plane";
-  else if (planes.empty())
+  } else if (planes.empty())
     p.skip_reason = "every parameter and data plane failed in an earlier phase (" +
                     co.planes[collective_planes(co.profile()).front()->name].blocked_by + ")";
   p.args = json{{"planes", planes}, {"budget_ms", co.options->link_budget.count()}}.dump();

@@ -29,6 +29,7 @@ PhasePlan plan_model(Coordinator& co) {
   const CertifyOptions& o = *co.options;
   const auto planes = collective_planes(co.profile());
   if (planes.empty()) {
+    p.skip_kind = "not_applicable";
     p.skip_reason = "the profile declares no parameter or data plane to train over";
     return p;
   }
@@ -50,6 +51,7 @@ PhasePlan plan_model(Coordinator& co) {
       probes::model::resolve_model(co.profile(), model_overrides(o), world,
                                    co.profile().find_node(node));
     } catch (const compat::InputError& e) {
+      p.skip_kind = "not_possible";
       p.skip_reason = std::string("the default model does not fit this job (") + e.what() +
                       "): set the profile's model section or pass --layout";
       return p;

@@ -52,6 +52,7 @@ PhasePlan plan_storage(Coordinator& co) {
   PhasePlan p;
   const auto& profile = co.profile();
   if (profile.storage.mounts.empty()) {
+    p.skip_kind = "not_applicable";
     p.skip_reason = "the profile declares no storage.mounts";
     return p;
   }

@@ -196,11 +196,44 @@ class CoordinatorRun {
     c.launcher = o_.launcher;
     c.world = control_.world();
     for (const auto& h : co_.plan.hosts) c.hosts.push_back({h.name, h.node, h.ranks});
+    c.not_covered = coverage(c.phases);
     c.metrics = std::move(co_.metrics);
     c.findings = std::move(co_.findings);
-    res.exit_code = reports::exit_code_for(c.findings, o_.strict);
-    c.verdict = reports::verdict_for_exit_code(res.exit_code);
+    c.verdict = reports::verdict_for(c.findings, o_.strict);
+    res.exit_code = reports::exit_code_of(c.verdict, o_.strict);
     return res;
+  }
+
+  // What this cluster could run that the run did not: phases not selected
+  // or not possible for this job (one host, a model that does not fit), and
+  // declared nodes absent from the job. One CERT-COVERAGE finding says it:
+  // WARN makes the verdict partial.
+  std::vector<reports::NotCovered> coverage(const std::vector<reports::CertificatePhase>& phases) {
+    std::vector<reports::NotCovered> gaps;
+    std::string ran, not_applicable;
+    for (const auto& p : phases) {
+      if (p.status != Status::kSkip) {
+        ran += (ran.empty() ? "" : ", ") + p.name;
+      } else if (p.skip_kind == "not_selected" || p.skip_kind == "not_possible") {
+        gaps.push_back({p.name, p.skipped_because});
+      } else if (p.skip_kind == "not_applicable") {
+        not_applicable += (not_applicable.empty() ? "" : "; ") + p.name + " (" +
+                          p.skipped_because + ")";
+      }
+    }
+    for (const auto& f : co_.findings)
+      if (f.code == "CERT-XHOST-COVERAGE" && f.status == Status::kWarn)
+        gaps.push_back({"nodes", f.message});
+    std::string gap_text;
+    for (const auto& g : gaps)
+      gap_text += (gap_text.empty() ? "" : "; ") + g.what + " (" + g.reason + ")";
+    Finding f = reports::make_finding(
+        "CERT-COVERAGE", gaps.empty() ? Status::kPass : Status::kWarn, "run",
+        {{"ran", ran.empty() ? "none" : ran},
+         {"not_applicable", not_applicable.empty() ? "none" : not_applicable},
+         {"gaps", gap_text}});
+    co_.findings.push_back(std::move(f));
+    return gaps;
   }
 
  private:
@@ -214,10 +247,11 @@ class CoordinatorRun {
     std::vector<Finding> found;
     std::vector<reports::Measurement> figures;
     PhasePlan plan;
-    std::string skip;
+    std::string skip, skip_kind = "after_failure";
     bool timed_out = false;
     if (!o_.selected(p.name)) {
       skip = "not selected (--only / --skip)";
+      skip_kind = "not_selected";
     } else if (Clock::now() >= run_deadline) {
       timed_out = true;
     } else if (p.participants != Participants::kRankZero && !co_.lost.empty()) {
@@ -228,6 +262,7 @@ class CoordinatorRun {
       try {
         plan = p.plan(co_);
         skip = plan.skip_reason;
+        skip_kind = plan.skip_kind;
       } catch (const std::exception& e) {
         found.push_back(phase_finding(p, "CERT-RANK-ERROR", Status::kError, "rank 0",
                                       {{"rank", "0"},
@@ -254,6 +289,7 @@ class CoordinatorRun {
       found.push_back(phase_finding(p, "CERT-PHASE-SKIPPED", Status::kSkip, "phase " + p.name,
                                     {{"phase", p.name}, {"reason", skip}}));
       rec.skipped_because = skip;
+      rec.skip_kind = skip_kind;
     } else {
       execute(index, phases.size(), p, plan.args, deadline, found, figures);
     }

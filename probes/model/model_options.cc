@@ -1,5 +1,7 @@
 #include "probes/model/model_options.h"
 
+#include <algorithm>
+
 #include "compat/builtin_ops.h"
 #include "compat/input_error.h"
 
@@ -33,6 +35,14 @@ ResolvedModel resolve_model(const formats::Profile& profile, const ModelOverride
       throw compat::InputError("--steps", 0, 0, "",
                                "must be in [1, 100000], got " + std::to_string(*cli.steps));
     spec.steps = *cli.steps;
+  }
+  // The default batch (16 sequences in 2 micro-batches) splits over 1, 2, 4
+  // and 8 replicas only: unless the profile sets it, every replica gets a
+  // whole number of sequences per micro-batch, at least 16 in all.
+  if (!spec.batch_set) {
+    const int dp = spec.layout ? spec.layout->dp : world_size;
+    const int per = std::max(1, dp) * spec.size.micro_batches;
+    spec.size.batch = per * ((16 + per - 1) / per);
   }
   // A layout from the command line is blamed on --layout, one from the
   // profile on its file and line.

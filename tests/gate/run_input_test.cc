@@ -121,8 +121,8 @@ TEST_CASE("what is not a run is refused, naming the file and the field") {
   CHECK(error_of("[1, 2]").find("must be an object") != std::string::npos);
   CHECK(error_of("version: 1\nplanes: []\n").find("is not a run") != std::string::npos);
   std::string cert = hn::test::gate_fixture("certificate-demo.json");
-  CHECK(error_of(cert.replace(cert.find("\"schema_version\": 1"), 19, "\"schema_version\": 2"))
-            .find("schema_version: is 2; this hnprecheck reads versions 1 to 1") !=
+  CHECK(error_of(cert.replace(cert.find("\"schema_version\": 1"), 19, "\"schema_version\": 3"))
+            .find("schema_version: is 3; this hnprecheck reads versions 1 to 2") !=
         std::string::npos);
   cert = hn::test::gate_fixture("certificate-demo.json");
   cert.replace(cert.find("\"better\": \"higher\""), 18, "\"better\": \"up\"");

@@ -116,10 +116,10 @@ TEST_CASE("evidence: a bad certificate is refused, naming the field") {
     REQUIRE(at != std::string::npos);
     return t.replace(at, from.size(), to);
   };
-  CHECK(error_of(with("\"schema_version\": 1", "\"schema_version\": 2")) ==
-        "cert.json: schema_version: version 2 is not one this tool reads (it reads up to 1)");
+  CHECK(error_of(with("\"schema_version\": 1", "\"schema_version\": 3")) ==
+        "cert.json: schema_version: version 3 is not one this tool reads (it reads up to 2)");
   CHECK(error_of(with("\"verdict\": \"not_certified\"", "\"verdict\": \"ok\"")) ==
-        "cert.json: verdict: expected certified, not_certified or incomplete, got 'ok'");
+        "cert.json: verdict: expected certified, partial, not_certified or incomplete, got 'ok'");
   CHECK(error_of(with("\"value\": 1210.5", "\"value\": \"fast\"")) ==
         "cert.json: metrics[0].value: expected a number or null");
   CHECK_THAT(error_of(with("\"better\": \"higher\", \"phase\": \"storage\"},\n    {\"name\": "

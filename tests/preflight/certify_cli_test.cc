@@ -49,9 +49,14 @@ TEST_CASE("certify: this machine, embedded profile, two local ranks by default")
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("hnprecheck certify  host "));
-  CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0): 1 host(s), 2 rank(s)"));
+  // One host: every check passed, but the links between hosts were never
+  // tested, and the verdict says so.
+  CHECK_THAT(r.out, Catch::Contains("verdict: partial (exit 0): 1 host(s), 2 rank(s)"));
+  CHECK_THAT(r.out, Catch::Contains("not covered\n  bandwidth   every rank is on one host"));
   auto c = certificate(dir.path() + "/c.json");
-  CHECK(c.verdict == hn::reports::CertVerdict::kCertified);
+  CHECK(c.verdict == hn::reports::CertVerdict::kPartial);
+  REQUIRE(c.not_covered.size() == 1);
+  CHECK(c.not_covered[0].what == "bandwidth");
   CHECK(c.world == 2);
   CHECK(c.launcher == "local");
   CHECK(c.profile_source == "embedded:default");
@@ -72,7 +77,7 @@ TEST_CASE("certify: this machine, embedded profile, two local ranks by default")
   CHECK(busbw == 4);  // four ops at one size
   auto report = json::parse(hn::test::read_file(dir.path() + "/r.json"));
   CHECK(report["command"] == "certify");
-  CHECK(report["extra"]["certify"]["verdict"] == "certified");
+  CHECK(report["extra"]["certify"]["verdict"] == "partial");
   // Every host finding names its host.
   for (const auto& f : report["findings"])
     if (f.contains("host"))

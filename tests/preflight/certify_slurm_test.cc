@@ -37,7 +37,8 @@ TEST_CASE("certify under srun -N2", "[slurm]") {
   auto r = cluster.run(argv, 120, {kToken});
   INFO(r.out << r.err << cluster.logs());
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("verdict: certified (exit 0)"));
+  // Both Slurm nodes are this machine: partial (no link between hosts).
+  CHECK_THAT(r.out, Catch::Contains("verdict: partial (exit 0)"));
   auto c =
       hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(cert)), "c");
   CHECK(c.launcher == "slurm");

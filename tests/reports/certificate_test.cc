@@ -22,8 +22,14 @@ Certificate sample() {
   c.started_unix_ms = 1764590400000;
   c.finished_unix_ms = 1764590412345;
   c.verdict = CertVerdict::kNotCertified;
-  c.phases = {{"hosts", {"L7", "L6"}, Status::kPass, 120.5, ""},
-              {"collectives", {"L3"}, Status::kSkip, 0, "COMM-LINK-TIMEOUT gpu01 -> gpu02"}};
+  c.phases = {{"hosts", {"L7", "L6"}, Status::kPass, 120.5, "", ""},
+              {"collectives",
+               {"L3"},
+               Status::kSkip,
+               0,
+               "COMM-LINK-TIMEOUT gpu01 -> gpu02",
+               "after_failure"}};
+  c.not_covered = {{"bandwidth", "every rank is on one host"}};
   Measurement m;
   m.name = "collective.busbw";
   m.labels = {{"plane", "param"}, {"op", "allreduce"}, {"bytes", "16777216"}};
@@ -36,14 +42,13 @@ Certificate sample() {
   nan.labels["op"] = "alltoall";
   nan.value = std::nan("");
   c.metrics.push_back(nan);
-  Finding f =
-      make_finding("COMM-LINK-SLOW", Status::kPass, "plane param",
-                   {{"plane", "param"},
-                    {"links", "6"},
-                    {"hosts", "3"},
-                    {"fraction", "0.75"},
-                    {"reference", "2"},
-                    {"dismissed_text", ""}});
+  Finding f = make_finding("COMM-LINK-SLOW", Status::kPass, "plane param",
+                           {{"plane", "param"},
+                            {"links", "6"},
+                            {"hosts", "3"},
+                            {"fraction", "0.75"},
+                            {"reference", "2"},
+                            {"dismissed_text", ""}});
   f.host = "gpu01";
   c.findings = {f};
   return c;
@@ -56,7 +61,7 @@ TEST_CASE("certificate: the documented fields, written and read back") {
   const std::string text = render_certificate(c);
   auto j = nlohmann::json::parse(text);
   CHECK(j["schema"] == "hnprecheck.certificate");
-  CHECK(j["schema_version"] == 1);
+  CHECK(j["schema_version"] == 2);
   CHECK(j["tool"]["name"] == "hnprecheck");
   CHECK(j["profile"]["sha256"] == std::string(64, 'a'));
   CHECK(j["verdict"] == "not_certified");
@@ -90,8 +95,8 @@ TEST_CASE("certificate: a reader refuses what it cannot trust, naming the field"
     }
   };
   auto newer = j;
-  newer["schema_version"] = 2;
-  fails(newer, "schema_version: is 2; this hnprecheck reads versions 1 to 1");
+  newer["schema_version"] = 3;
+  fails(newer, "schema_version: is 3; this hnprecheck reads versions 1 to 2");
   auto other = j;
   other["schema"] = "hnprecheck.report";
   fails(other, "schema");
@@ -107,11 +112,35 @@ TEST_CASE("certificate: a reader refuses what it cannot trust, naming the field"
   CHECK_THROWS_AS(certificate_from_json(nlohmann::json::array(), "c.json"), std::runtime_error);
 }
 
-TEST_CASE("certificate: verdicts follow the exit codes") {
-  CHECK(verdict_for_exit_code(0) == CertVerdict::kCertified);
-  CHECK(verdict_for_exit_code(1) == CertVerdict::kNotCertified);
-  CHECK(verdict_for_exit_code(3) == CertVerdict::kIncomplete);
-  CHECK(to_string(CertVerdict::kIncomplete) == "incomplete");
+TEST_CASE("certificate: the verdict follows the findings, and its exit code the verdict") {
+  auto f = [](const char* code, Status st) {
+    // Every parameter either code's templates name.
+    return make_finding(code, st, "x",
+                        {{"reason", "r"},
+                         {"phase", "model"},
+                         {"ran", "hosts"},
+                         {"not_applicable", "none"},
+                         {"gaps", "model (g)"}});
+  };
+  const Finding pass = f("CERT-COVERAGE", Status::kPass),
+                partial = f("CERT-COVERAGE", Status::kWarn);
+  const Finding warn = f("CERT-PHASE-SKIPPED", Status::kWarn),
+                fail = f("CERT-PHASE-SKIPPED", Status::kFail);
+  const Finding error = f("CERT-PHASE-SKIPPED", Status::kError);
+  CHECK(verdict_for({pass}, false) == CertVerdict::kCertified);
+  CHECK(verdict_for({pass, warn}, false) == CertVerdict::kCertified);
+  CHECK(verdict_for({pass, warn}, true) == CertVerdict::kNotCertified);
+  CHECK(verdict_for({partial}, false) == CertVerdict::kPartial);
+  CHECK(verdict_for({partial}, true) == CertVerdict::kPartial);
+  CHECK(verdict_for({partial, error}, false) == CertVerdict::kIncomplete);
+  CHECK(verdict_for({partial, error, fail}, false) == CertVerdict::kNotCertified);
+  CHECK(exit_code_of(CertVerdict::kCertified, false) == 0);
+  CHECK(exit_code_of(CertVerdict::kPartial, false) == 0);
+  CHECK(exit_code_of(CertVerdict::kPartial, true) == 1);
+  CHECK(exit_code_of(CertVerdict::kNotCertified, false) == 1);
+  CHECK(exit_code_of(CertVerdict::kIncomplete, true) == 3);
+  CHECK(to_string(CertVerdict::kPartial) == "partial");
+  CHECK(verdict_from_string("partial") == CertVerdict::kPartial);
   CHECK_THROWS_AS(verdict_from_string("ok"), std::invalid_argument);
 }
 

@@ -25,8 +25,9 @@ Certificate sample() {
   c.started_unix_ms = 0;
   c.finished_unix_ms = 2500;
   c.verdict = CertVerdict::kNotCertified;
-  c.phases = {{"hosts", {"L7", "L6"}, Status::kPass, 120, ""},
-              {"storage", {"L7"}, Status::kSkip, 0, "the profile declares no storage.mounts"}};
+  c.phases = {{"hosts", {"L7", "L6"}, Status::kPass, 120, "", ""},
+              {"storage", {"L7"}, Status::kSkip, 0, "the profile declares no storage.mounts",
+               "not_applicable"}};
   for (const char* op : {"allreduce", "alltoall"})
     for (double b : {65536.0, 1048576.0})
       c.metrics.push_back(metric("collective.busbw",

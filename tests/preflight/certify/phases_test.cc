@@ -4,6 +4,7 @@
 
 #include "formats/profile.h"
 #include "preflight/certify/phases.h"
+#include "probes/model/model_options.h"
 
 using namespace hn;
 using preflight::certify::Coordinator;
@@ -50,7 +51,7 @@ TEST_CASE("phases: the model step is SKIP naming the failed links or collectives
              Catch::Contains("no parameter or data plane"));
 }
 
-TEST_CASE("phases: the default model on a world it does not fit is SKIP saying how to run it") {
+TEST_CASE("phases: the default model fits every world from 1 to 64 ranks") {
   preflight::certify::CertifyOptions o;
   o.profile = std::make_shared<formats::Profile>(formats::parse_profile(
       "version: 1\nplanes: [{name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1}]\n",
@@ -58,13 +59,24 @@ TEST_CASE("phases: the default model on a world it does not fit is SKIP saying h
   const Phase model = find(preflight::certify::certify_phases(o), "model");
   Coordinator co;
   co.options = &o;
-  co.plan.hosts.push_back({"h", "k", "", {0, 1, 2}});
-  co.plan.host_of = {0, 0, 0};
-  // batch 16 over 3 replicas x 2 micro-batches does not divide.
-  const auto three = model.plan(co);
-  CHECK_THAT(three.skip_reason, Catch::Contains("the default model does not fit this job"));
-  CHECK_THAT(three.skip_reason, Catch::Contains("--layout"));
-  co.plan.hosts[0].ranks = {0, 1};
-  co.plan.host_of = {0, 0};
-  CHECK(model.plan(co).skip_reason.empty());
+  co.plan.hosts.push_back({"h", "k", "", {}});
+  // The batch is chosen from the world (16 over 3 replicas x 2 micro-batches
+  // would not divide: it becomes 18).
+  for (int world = 1; world <= 64; ++world) {
+    co.plan.hosts[0].ranks.clear();
+    co.plan.host_of.assign(static_cast<std::size_t>(world), 0);
+    for (int r = 0; r < world; ++r) co.plan.hosts[0].ranks.push_back(r);
+    INFO(world << " ranks");
+    CHECK(model.plan(co).skip_reason.empty());
+    const auto m = probes::model::resolve_model(*o.profile, {}, world);
+    CHECK(m.options.spec.size.batch % (world * m.options.spec.size.micro_batches) == 0);
+    CHECK(m.options.spec.size.batch >= 16);
+  }
+  // A batch the profile sets is the user's: it is not changed.
+  o.profile = std::make_shared<formats::Profile>(formats::parse_profile(
+      "version: 1\nplanes: [{name: param, type: parameter, subnet: 10.10.0.0/24, nic: eth1}]\n"
+      "model: {size: {batch: 16}}\n",
+      "p.yaml"));
+  CHECK(probes::model::resolve_model(*o.profile, {}, 4).options.spec.size.batch == 16);
+  CHECK_THROWS(probes::model::resolve_model(*o.profile, {}, 3));
 }
