@@ -20,10 +20,12 @@ build_pkgs=(
 # slurm-wlm + munge: a two-node Slurm cluster on this host (tests/support/slurm_cluster)
 # chromium: renders every HTML report headless (tests/reports/html_browser_test.cc)
 # python3: bench/compare_report.py, whose floors tests/bench/compare_report_test.cc checks
+# python3-jsonschema: every certificate the tests produce is validated against
+#   docs/certificate.schema.json (tests/support/json_schema.h)
 # dpkg-dev: dpkg-shlibdeps for `cpack -G DEB` (tests/cmake/deb_package_test.cc)
 # groff-base: checks the generated man page renders without warnings
 # clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh, ctest label fuzz)
-test_pkgs=(iproute2 python3 libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge
+test_pkgs=(iproute2 python3 python3-jsonschema libonnx-testdata fuse3 libfuse3-dev libxml2-utils openmpi-bin slurm-wlm munge
   chromium dpkg-dev groff-base clang libclang-rt-dev)
 # fio: bench/storage_vs_fio; Open MPI, Gloo, iperf3: bench/compare.sh
 # dpkg-dev: dpkg-shlibdeps, which computes the .deb's dependencies

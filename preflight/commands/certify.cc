@@ -262,8 +262,11 @@ Command certify() {
       "report and writes the files; --certificate writes the versioned certificate that\n"
       "`gate` and `migrate` read (docs/certificate-schema.md).";
   c.exit_codes =
-      "Exit codes:\n"
-      "  0  certified (warnings allowed unless --strict)\n"
+      "Exit codes (the verdict's):\n"
+      "  0  certified: every phase this cluster can run ran, every check passed (warnings\n"
+      "     allowed unless --strict); or partial: every check that ran passed, but phases\n"
+      "     were left out (--only/--skip, one host only) or declared nodes absent (exit 1\n"
+      "     with --strict); the summary says which\n"
       "  1  not certified: a check failed (or warned, with --strict), a rank was lost\n"
       "  2  bad usage or invalid input, or a profile that does not match the job (a host\n"
       "     that is none of its nodes)\n"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "reports/certificate.h"
+#include "tests/support/json_schema.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -36,8 +37,13 @@ std::string free_rendezvous() {
   return hn::test::free_loopback_rendezvous();
 }
 
+// Read back, after checking it against the published schema.
 hn::reports::Certificate certificate(const std::string& path) {
-  return hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(path)), path);
+  const auto doc = nlohmann::json::parse(hn::test::read_file(path));
+  const auto errors = hn::test::json_schema_errors(hn::test::certificate_schema(), doc);
+  INFO(path);
+  for (const auto& e : errors) FAIL_CHECK(e);
+  return hn::reports::certificate_from_json(doc, path);
 }
 
 }  // namespace
@@ -279,4 +285,26 @@ TEST_CASE("certify: ranks started by hand, as a Kubernetes indexed job and torch
       CHECK(c.world == 2);
     }
   }
+}
+
+TEST_CASE("certify: the certificate schema check can fail") {
+  // A real certificate passes; each corruption is caught by the validator
+  // every certify test runs its certificates through.
+  TempDir dir;
+  auto r = run_hnprecheck(args({"--certificate", dir.path() + "/c.json", "--only", "hosts"}), 180);
+  INFO(r.out << r.err);
+  const auto doc = json::parse(hn::test::read_file(dir.path() + "/c.json"));
+  CHECK(hn::test::json_schema_errors(hn::test::certificate_schema(), doc).empty());
+  CHECK(doc["verdict"] == "partial");
+  CHECK(doc["not_covered"].size() >= 6);  // every phase but hosts: not selected
+  auto broken = [&](const std::function<void(json&)>& f) {
+    json d = doc;
+    f(d);
+    return hn::test::json_schema_errors(hn::test::certificate_schema(), d);
+  };
+  CHECK(!broken([](json& d) { d["verdict"] = "ok"; }).empty());
+  CHECK(!broken([](json& d) { d.erase("not_covered"); }).empty());
+  CHECK(!broken([](json& d) { d["phases"][0]["skip_kind"] = "because"; }).empty());
+  CHECK(!broken([](json& d) { d["findings"][0]["status"] = "GOOD"; }).empty());
+  CHECK(!broken([](json& d) { d["metrics"].push_back({{"name", "x"}}); }).empty());
 }

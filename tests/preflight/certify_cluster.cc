@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/support/json_schema.h"
+
 namespace hn::test {
 
 namespace {
@@ -167,6 +169,16 @@ CertifyRun run_certify(const NetnsCluster& c, const CertifyOptions& o) {
   }
   r.report = read_json(dir.path() + "/report.json");
   r.certificate = read_json(dir.path() + "/certificate.json");
+  // Every certificate a test produces must match the published schema.
+  if (!r.certificate.is_null()) {
+    const auto errors = json_schema_errors(certificate_schema(), r.certificate);
+    if (!errors.empty()) {
+      std::string all;
+      for (const auto& e : errors) all += "\n  " + e;
+      throw std::runtime_error("the certificate does not match docs/certificate.schema.json:" +
+                               all);
+    }
+  }
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "reports/certificate.h"
+#include "tests/support/json_schema.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/skip.h"
@@ -43,8 +44,10 @@ TEST_CASE("certify under mpirun -np 3", "[mpi]") {
   REQUIRE(r.exit_code == 0);
   // Every rank on one host: partial (no link between hosts was tested).
   CHECK_THAT(r.out, Catch::Contains("verdict: partial (exit 0): 1 host(s), 3 rank(s)"));
-  auto c = hn::reports::certificate_from_json(
-      nlohmann::json::parse(hn::test::read_file(dir.path() + "/c.json")), "c");
+  const auto doc = nlohmann::json::parse(hn::test::read_file(dir.path() + "/c.json"));
+  for (const auto& e : hn::test::json_schema_errors(hn::test::certificate_schema(), doc))
+    FAIL_CHECK(e);
+  auto c = hn::reports::certificate_from_json(doc, "c");
   CHECK(c.launcher == "mpirun");
   CHECK(c.world == 3);
 }

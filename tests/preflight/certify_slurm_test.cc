@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "reports/certificate.h"
+#include "tests/support/json_schema.h"
 #include "tests/support/ports.h"
 #include "tests/support/process.h"
 #include "tests/support/skip.h"
@@ -39,8 +40,10 @@ TEST_CASE("certify under srun -N2", "[slurm]") {
   REQUIRE(r.exit_code == 0);
   // Both Slurm nodes are this machine: partial (no link between hosts).
   CHECK_THAT(r.out, Catch::Contains("verdict: partial (exit 0)"));
-  auto c =
-      hn::reports::certificate_from_json(nlohmann::json::parse(hn::test::read_file(cert)), "c");
+  const auto doc = nlohmann::json::parse(hn::test::read_file(cert));
+  for (const auto& e : hn::test::json_schema_errors(hn::test::certificate_schema(), doc))
+    FAIL_CHECK(e);
+  auto c = hn::reports::certificate_from_json(doc, "c");
   CHECK(c.launcher == "slurm");
   CHECK(c.world == 2);
 }
