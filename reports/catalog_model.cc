@@ -30,10 +30,6 @@ constexpr CatalogEntry kEntries[] = {
      "shard {file} of rank {rank} does not match the manifest in {dir}: {detail}",
      "The file changed between the write and the read: check the shared file system for "
      "corruption, a stale client cache or a second writer on {dir}."},
-    {"MODEL-LAYOUT", Layer::kL2, "parallel layout and process groups",
-     "layout {layout} over {world} ranks: {groups}", "layout {layout}: {detail}",
-     "Choose a layout whose tp x pp x dp is the number of ranks and whose sizes divide the "
-     "model's (README \"Model phase\")."},
     {"MODEL-EQUIVALENCE", Layer::kL2, "parallel layout computes the single-rank step",
      "{layout}: the loss curve matches the single-rank run within a relative {tolerance} over "
      "{steps} steps (largest difference {max_diff} at step {step})",
@@ -49,11 +45,6 @@ constexpr CatalogEntry kEntries[] = {
      "Replicas must stay bit-identical; a rank whose parameters differ suffered silent data "
      "corruption (memory, an accelerator, a link flipping bits) or skipped a reduction. Drain "
      "the nodes of ranks {diverged} and rerun."},
-    {"MODEL-STEP-TIME", Layer::kL2, "time per training step, by layer",
-     "{layout}: {total_ms} ms per step: L4 compute {l4_ms} ms, L3 communication {l3_ms} ms, L2 "
-     "{l2_ms} ms, L1 data {l1_ms} ms (mean of {steps} steps, {basis})",
-     "{layout}: {total_ms} ms per step exceeds {limit_ms} ms",
-     "See the step-time table for the layer that dominates."},
     {"MODEL-DEADLINE", Layer::kL2, "model phase within its deadline",
      "{layout}: {steps} steps finished within {timeout_s} s",
      "{layout}: the model phase stopped after {done} of {steps} steps: its {timeout_s} s "

@@ -8,10 +8,12 @@
 //   L1  MODEL-LOSS (the loss decreases), MODEL-RESUME (resume from the
 //       checkpoint equals the uninterrupted run bit for bit),
 //       MODEL-CKPT-CHECKSUM (shards match the manifest)
-//   L2  MODEL-LAYOUT, MODEL-EQUIVALENCE (the loss curve equals the
-//       single-rank run's within the tolerance), MODEL-REPLICA (dp replicas
-//       bit-identical, every replica_check_every steps), MODEL-STEP-TIME,
-//       MODEL-DEADLINE
+//   L2  MODEL-EQUIVALENCE (the loss curve equals the single-rank run's
+//       within the tolerance), MODEL-REPLICA (dp replicas bit-identical,
+//       every replica_check_every steps; groups of two or more only: a
+//       group of one has nothing to compare), MODEL-DEADLINE. The layout's
+//       groups and the step time are evidence and figures, not checks:
+//       nothing could fail them
 //   L3  MODEL-RANK-DIED, MODEL-COLLECTIVE
 //   L4  MODEL-OPS, or the OP-* finding of `hnprecheck ops` for an operator
 //       the backend lacks (then nothing runs)

@@ -37,7 +37,8 @@ class PhaseReport {
   void equivalence(const std::vector<double>& reference, const std::vector<double>& parallel,
                    double tolerance);
   // Collective over world (a store exchange): the slowest rank's mean step
-  // time by row, on rank 0; MODEL-STEP-TIME and model.step_time figures.
+  // time by row, on rank 0; model.step_time figures (and a summary as the
+  // loss check's evidence).
   // The first step (warm-up: first-touch allocation) is left out when there
   // are more.
   void step_table(stack::comm::Communicator& world, const std::string& run_id,
@@ -48,6 +49,7 @@ class PhaseReport {
  private:
   int rank_;
   std::string layout_;
+  std::string groups_, step_summary_;  // evidence for the job's findings (finish())
   ModelPhaseResult result_;
 };
 
