@@ -31,13 +31,17 @@ constexpr CatalogEntry kEntries[] = {
      "The file changed between the write and the read: check the shared file system for "
      "corruption, a stale client cache or a second writer on {dir}."},
     {"MODEL-EQUIVALENCE", Layer::kL2, "parallel layout computes the single-rank step",
-     "{layout}: the loss curve matches the single-rank run within a relative {tolerance} over "
-     "{steps} steps (largest difference {max_diff} at step {step})",
-     "{layout}: the loss departs from the single-rank run at step {step}: {parallel} against "
-     "{reference} (relative difference {diff}, tolerance {tolerance})",
-     "Every layout must compute the same step as one rank: a missing or repeated gradient "
-     "reduction, a wrong shard or bytes corrupted on a link show up here. Check MODEL-REPLICA "
-     "and the L3 findings, then the links of the ranks involved."},
+     "{layout}: {steps} SGD steps in f64 match the single-rank run within a relative "
+     "{tolerance} ({tolerance_basis}; largest difference {max_diff} at step {step})",
+     "{layout}: {diagnosis}: at step {step} of the SGD probe in f64 the loss is {parallel} "
+     "against the single-rank run's {reference} (relative difference {diff}, tolerance "
+     "{tolerance}: {tolerance_basis})",
+     "Every layout must compute the same step as one rank. A gradient scale points at the "
+     "gradient reduction (a missing or repeated allreduce, an average taken twice or never); "
+     "a skipped update at the optimizer step; a first step that differs at the forward pass "
+     "(pipeline exchanges, the layout's split of the batch); a difference in direction at "
+     "corrupted or misrouted gradients. Check MODEL-REPLICA and the L3 findings, then the "
+     "framework build the cluster runs."},
     {"MODEL-REPLICA", Layer::kL2, "data-parallel replicas are identical",
      "{group} replicas {members} hold bit-identical parameters after step {step}",
      "{group} replicas diverged after step {step}: ranks {diverged} differ from the others in "

@@ -25,6 +25,12 @@ Control::Control(comm::CommOptions options, DeathFn on_death)
     comm::Fd listener = opt_.store_fd >= 0 ? comm::Fd(opt_.store_fd)
                                            : comm::listen_on("", opt_.rendezvous_port, params, ctx);
     opt_.store_fd = -1;
+    // A job of one rank has no rendezvous address (nothing to meet): rank 0
+    // serves on a port of its own and talks to itself over loopback.
+    if (opt_.rendezvous_port == 0) {
+      opt_.rendezvous_port = comm::local_port_of(listener.get());
+      opt_.rendezvous_host = "127.0.0.1";
+    }
     server_ = std::make_unique<comm::TcpStoreServer>(std::move(listener), opt_.creds,
                                                      params.connect_timeout, params.plane);
   }

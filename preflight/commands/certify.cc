@@ -232,7 +232,17 @@ int run(const po::variables_map& vm) {
         return 3;
       }
     });
-    return res.exit_code;
+    // The verdict is rank 0's, and so is the exit code: another rank's
+    // death is rank 0's CERT-RANK-LOST (exit 1), never its raw status. A rank
+    // 0 that died, or ended outside 0-3, left the run incomplete: 3.
+    const int zero = res.exit_codes.empty() ? 3 : res.exit_codes[0];
+    if (res.signalled.empty() || res.signalled[0] || zero < 0 || zero > 3) {
+      std::cerr << "hnprecheck certify: rank 0 "
+                << (res.first_failed_rank == 0 ? res.first_failure : std::string("did not finish"))
+                << "; the run is incomplete (exit 3)\n";
+      return 3;
+    }
+    return zero;
   }
   return run_rank(vm, p);
 }

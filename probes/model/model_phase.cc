@@ -131,6 +131,11 @@ stack::model::TrainerOptions trainer_options(const ModelPhaseOptions& o) {
   t.seed = o.spec.seed;
   t.matrix = o.matrix;
   t.grad_sync.skip_data_parallel = o.inject.skip_grad_sync;
+  t.grad_sync.fault_scale = o.inject.grad_scale;
+  t.grad_sync.fault_negate_one = o.inject.negate_one_grad;
+  t.grad_sync.fault_drop_bucket = o.inject.drop_bucket;
+  t.fault_skip_update_at = o.inject.stale_step;
+  t.pipeline_faults.swap_micro_batches = o.inject.swap_micro_batches;
   t.group_links = o.group_links;
   return t;
 }
@@ -440,24 +445,52 @@ void Phase::judge_loss() {
   rep_.measure("model.loss", {{"step", "last"}}, losses_.back(), "", reports::Better::kNone);
 }
 
+// The equivalence probe (model_phase.h): this layout and the single-rank
+// run, SGD in f64 for kProbeSteps, and the single-rank run again in one
+// micro-batch to measure what summation order alone changes.
 void Phase::reference() {
-  // Rank 0 trains the same model alone; the others wait for it (within the
+  ModelPhaseOptions probe = o_;
+  probe.spec.size.dtype = stack::op::DType::kF64;
+  probe.spec.optimizer = fw::OptimizerConfig{};
+  probe.spec.optimizer.kind = fw::OptimizerKind::kSgd;
+  probe.spec.optimizer.lr = kProbeLr;
+  probe.spec.optimizer.momentum = 0;
+  std::vector<double> par;
+  {
+    auto to = trainer_options(probe);
+    to.same_batch_every_step = true;
+    Trainer t(world_, to);
+    for (int s = 0; s < kProbeSteps; ++s) {
+      if (past_deadline(world_, deadline_)) break;
+      par.push_back(t.step().loss);
+    }
+  }
+  // Rank 0 trains the single-rank runs; the others wait for it (within the
   // deadline), so the phase ends together on every rank.
   std::int32_t go = 1;
-  if (rank_ == 0 && !losses_.empty()) {
+  if (rank_ == 0 && !par.empty()) {
     comm::CommOptions solo;
     solo.rank = 0;
     solo.world = 1;
     comm::Communicator one(solo);
-    ModelPhaseOptions single = o_;
-    single.layout = fw::Layout{};
-    single.inject = {};
-    single.group_links.clear();
-    Trainer t(one, trainer_options(single));
-    std::vector<double> ref;
-    for (std::size_t s = 0; s < losses_.size() && Clock::now() < deadline_; ++s)
-      ref.push_back(t.step().loss);
-    rep_.equivalence(ref, losses_, equivalence_tolerance(o_.spec.size.dtype));
+    auto single_run = [&](int micro_batches) {
+      ModelPhaseOptions single = probe;
+      single.layout = fw::Layout{};
+      single.inject = {};
+      single.group_links.clear();
+      single.spec.size.micro_batches = micro_batches;
+      auto to = trainer_options(single);
+      to.same_batch_every_step = true;
+      Trainer t(one, to);
+      std::vector<double> out;
+      for (std::size_t s = 0; s < par.size() && Clock::now() < deadline_; ++s)
+        out.push_back(t.step().loss);
+      return out;
+    };
+    const int mb = probe.spec.size.micro_batches;
+    const std::vector<double> ref = single_run(mb);
+    const std::vector<double> other = single_run(mb == 1 ? probe.spec.size.batch : 1);
+    rep_.equivalence(ref, other, par);
   }
   comm::Options o;
   o.dtype = stack::op::DType::kI32;

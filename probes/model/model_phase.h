@@ -82,6 +82,13 @@ struct FaultInjection {
   int flip_rank = -1;           // this rank flips one parameter bit ...
   int flip_step = -1;           // ... after this step (0-based)
   bool skip_grad_sync = false;  // no data-parallel gradient reduction
+  // Framework defects, on every rank alike (stack/l2_framework/grad_sync.h,
+  // pipeline.h, stack/l1_model/trainer.h): the model phase must catch each.
+  double grad_scale = 1.0;          // every reduced gradient times this
+  bool negate_one_grad = false;     // one gradient element negated after its reduction
+  int drop_bucket = -1;             // this bucket left unreduced over the replicas
+  long long stale_step = -1;        // the optimizer's update of this step skipped
+  bool swap_micro_batches = false;  // the last pipeline stage swaps micro-batches 0 and 1
   int kill_rank = -1;           // this rank SIGKILLs itself ...
   int kill_step = -1;           // ... kill_after_ms into this step
   int kill_after_ms = 0;
@@ -104,8 +111,22 @@ struct ModelPhaseResult {
   std::vector<double> losses;                      // per step, the same on every rank
 };
 
-// The tolerance of the equivalence check: relative difference of each
-// step's loss, by dtype (summation order is all that differs).
+// The equivalence probe (MODEL-EQUIVALENCE): kProbeSteps steps of the
+// layout, trained with plain SGD (no momentum, so the size of every gradient
+// shows in the next loss: Adam normalises a gradient scale away) in f64, at
+// kProbeLr, on the first batch every step (so a loss changes only by the
+// update before it), against the single-rank run of the same steps. Its tolerance is
+// measured each time: the single-rank run is repeated with the whole batch
+// in one micro-batch (another summation order, the only legitimate
+// difference), and the tolerance is kNoiseFactor times the largest relative
+// difference of the two, at least kToleranceFloor.
+inline constexpr int kProbeSteps = 4;
+inline constexpr double kProbeLr = 0.05;
+inline constexpr double kNoiseFactor = 1000;
+inline constexpr double kToleranceFloor = 1e-13;
+
+// The relative tolerance of the older, f32 loss-curve comparison the tests
+// use for whole training runs (summation order is all that differs).
 double equivalence_tolerance(stack::op::DType t);
 
 // Resolves the layout against the world (spec.layout, else dp = world) and

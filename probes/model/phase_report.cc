@@ -69,13 +69,24 @@ void PhaseReport::replica_finding(const ReplicaSeen& s) {
   }
 }
 
-void PhaseReport::equivalence(const std::vector<double>& ref, const std::vector<double>& par,
-                              double tol) {
+void PhaseReport::equivalence(const std::vector<double>& ref, const std::vector<double>& other,
+                              const std::vector<double>& par) {
+  auto rel = [](double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); };
+  double noise = 0;
+  for (std::size_t s = 0; s < std::min(ref.size(), other.size()); ++s)
+    noise = std::max(noise, rel(other[s], ref[s]));
+  const double tol = std::max(kNoiseFactor * noise, kToleranceFloor);
+  const std::string basis =
+      kNoiseFactor * noise >= kToleranceFloor
+          ? number(kNoiseFactor, "%g") + " times the " + number(noise, "%.1e") +
+                " by which the single-rank run summed in another order differs"
+          : "the floor " + number(kToleranceFloor, "%.0e") + ": the single-rank run summed in "
+                "another order differs by " + number(noise, "%.1e");
   double worst = 0;
   std::size_t at = 0, first_bad = par.size();
   const std::size_t n = std::min(ref.size(), par.size());
   for (std::size_t s = 0; s < n; ++s) {
-    const double d = std::abs(par[s] - ref[s]) / std::max(std::abs(ref[s]), 1e-12);
+    const double d = rel(par[s], ref[s]);
     const bool bad = !(d <= tol);  // NaN is bad
     if (bad && first_bad == par.size()) first_bad = s;
     if (!(d <= worst)) {
@@ -84,22 +95,49 @@ void PhaseReport::equivalence(const std::vector<double>& ref, const std::vector<
     }
   }
   std::map<std::string, std::string> p = {{"layout", layout_},
-                                          {"tolerance", number(tol, "%.0e")},
+                                          {"tolerance", number(tol, "%.1e")},
+                                          {"tolerance_basis", basis},
                                           {"steps", std::to_string(n)},
                                           {"max_diff", number(worst, "%.2e")},
                                           {"step", std::to_string(at + 1)}};
   Status st = Status::kPass;
-  if (first_bad < par.size() || n < par.size()) {
+  if (first_bad < par.size() || n < par.size() || n == 0) {
     st = Status::kFail;
     const std::size_t s = first_bad < par.size() ? first_bad : n;
     p["step"] = std::to_string(s + 1);
-    p["parallel"] = s < par.size() ? number(par[s], "%.9g") : "?";
-    p["reference"] = s < ref.size() ? number(ref[s], "%.9g") : "not reached before the deadline";
-    p["diff"] =
-        s < n ? number(std::abs(par[s] - ref[s]) / std::max(std::abs(ref[s]), 1e-12), "%.2e") : "?";
+    p["parallel"] = s < par.size() ? number(par[s], "%.17g") : "?";
+    p["reference"] = s < ref.size() ? number(ref[s], "%.17g") : "not reached before the deadline";
+    p["diff"] = s < n ? number(rel(par[s], ref[s]), "%.2e") : "?";
+    std::string why;
+    if (s >= n) {
+      why = "the single-rank run did not finish its steps before the deadline";
+    } else if (s == 0) {
+      why = "the first step's loss already differs, before any update: the forward pass "
+            "computes something else (activations or targets misrouted between pipeline "
+            "stages, the batch split wrongly)";
+    } else {
+      const double dref = ref[s] - ref[s - 1], dpar = par[s] - par[s - 1];
+      const double ratio = std::abs(dref) > 0 ? dpar / dref : 0;
+      p["update_ratio"] = number(ratio, "%.3g");
+      if (std::abs(ratio) < 0.1)
+        why = "step " + std::to_string(s) + " changed the loss " + number(ratio, "%.3g") +
+              " times as much as one rank's: its update was not applied (stale parameters)";
+      else if (std::abs(ratio - 1) > 0.02)
+        why = "step " + std::to_string(s) + " changed the loss " + number(ratio, "%.3g") +
+              " times as much as one rank's: a gradient scaled by about that (a missing or "
+              "repeated reduction, a wrong average)";
+      else
+        why = "step " + std::to_string(s) +
+              "'s update has the size of one rank's but not its direction: gradients "
+              "corrupted or misrouted (a bucket left out of the reduction, a sign, a wrong "
+              "element or shard)";
+    }
+    p["diagnosis"] = why;
   }
   auto f = reports::make_finding("MODEL-EQUIVALENCE", st, layout_, p);
   f.metrics["max_relative_difference"] = {worst, ""};
+  f.metrics["tolerance"] = {tol, ""};
+  f.metrics["summation_noise"] = {noise, ""};
   job(f);
   measure("model.equivalence_max_diff", {}, worst, "", reports::Better::kLower);
 }

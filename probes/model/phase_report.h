@@ -33,9 +33,14 @@ class PhaseReport {
 
   void layout_finding(stack::framework::ProcessGroups& g, int world);
   void replica_finding(const ReplicaSeen& seen);
-  // Relative difference of each step's loss against the single-rank run.
-  void equivalence(const std::vector<double>& reference, const std::vector<double>& parallel,
-                   double tolerance);
+  // The equivalence probe's verdict (model_phase.h): each step's loss of
+  // the layout against the single-rank run's, within kNoiseFactor times the
+  // difference between the single-rank run and `other_order` (the same
+  // steps summed in another order). A departure is diagnosed from the loss
+  // change of the step before: its ratio to the single-rank change is the
+  // gradient scale (1: a difference in direction; 0: no update).
+  void equivalence(const std::vector<double>& reference, const std::vector<double>& other_order,
+                   const std::vector<double>& parallel);
   // Collective over world (a store exchange): the slowest rank's mean step
   // time by row, on rank 0; model.step_time figures (and a summary as the
   // loss check's evidence).

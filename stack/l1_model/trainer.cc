@@ -32,10 +32,11 @@ StepResult Trainer::step() {
   timer_.begin_step();
   for (framework::Parameter* p : model_.parameters()) p->zero_grad();
   sync_.start_step();
-  model_.begin_step(step_, data_, &sync_, &timer_);
-  framework::run_1f1b(*groups_.pp, model_, options_.model.micro_batches);
+  model_.begin_step(options_.same_batch_every_step ? 0 : step_, data_, &sync_, &timer_);
+  framework::run_1f1b(*groups_.pp, model_, options_.model.micro_batches,
+                      options_.pipeline_faults);
   sync_.finish();
-  optimizer_.step(&timer_);
+  if (step_ != options_.fault_skip_update_at) optimizer_.step(&timer_);
   // The step's loss: the last stage's mean over its micro-batches, averaged
   // over its data-parallel replicas, then sent to the other stages.
   op::Tensor loss(op::DType::kF64, {1});

@@ -21,6 +21,7 @@
 #include "stack/l1_model/model_config.h"
 #include "stack/l1_model/transformer.h"
 #include "stack/l2_framework/grad_sync.h"
+#include "stack/l2_framework/pipeline.h"
 #include "stack/l2_framework/graph_runner.h"
 #include "stack/l2_framework/optimizer.h"
 #include "stack/l2_framework/process_groups.h"
@@ -37,6 +38,15 @@ struct TrainerOptions {
   const compat::OpMatrix* matrix = nullptr;  // required
   framework::GradSyncOptions grad_sync;
   framework::GroupLinks group_links;  // group kinds on planes of their own
+  // Fault injection for tests: the pipeline's (pipeline.h), and the step at
+  // which every rank skips the optimizer's update (stale parameters after a
+  // step); -1: none.
+  framework::PipelineFaults pipeline_faults;
+  long long fault_skip_update_at = -1;
+  // Train on the first step's batch every step: the loss then changes only
+  // by the updates, so the ratio of two runs' changes is the ratio of their
+  // updates (the model phase's equivalence probe).
+  bool same_batch_every_step = false;
 };
 
 struct StepResult {

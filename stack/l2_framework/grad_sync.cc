@@ -57,9 +57,13 @@ void GradSync::finish() {
 void GradSync::reduce(Bucket& b) {
   Group& replicas = b.replicas == Replicas::kData ? *groups_.dp : *groups_.expert_dp;
   const bool over_tp = b.sequence_parallel && groups_.tp->size() > 1;
-  const bool over_replicas = replicas.size() > 1 && !options_.skip_data_parallel;
+  const bool dropped = options_.fault_drop_bucket >= 0 &&
+                       &b == &buckets_[static_cast<std::size_t>(options_.fault_drop_bucket) %
+                                       buckets_.size()];
+  const bool over_replicas = replicas.size() > 1 && !options_.skip_data_parallel && !dropped;
+  const bool faulty = options_.fault_scale != 1.0 || (options_.fault_negate_one && &b == &buckets_[0]);
   b.reduced = true;
-  if (!over_tp && !over_replicas) return;
+  if (!over_tp && !over_replicas && !faulty) return;
   // One flat buffer per bucket: one collective instead of one per tensor.
   const op::DType t = b.params.front()->grad.dtype();
   op::Tensor flat(t, {static_cast<std::int64_t>(b.bytes / op::dtype_size(t))});
@@ -70,6 +74,9 @@ void GradSync::reduce(Bucket& b) {
   }
   if (over_tp) groups_.tp->allreduce(flat);
   if (over_replicas) replicas.allreduce(flat);
+  if (options_.fault_scale != 1.0)
+    for (std::int64_t i = 0; i < flat.numel(); ++i) flat.set(i, flat.get(i) * options_.fault_scale);
+  if (options_.fault_negate_one && &b == &buckets_[0]) flat.set(0, -flat.get(0));
   const auto* src = static_cast<const std::byte*>(flat.data());
   for (Parameter* p : b.params) {
     std::memcpy(p->grad.data(), src, p->bytes());

@@ -29,9 +29,18 @@ namespace hn::stack::framework {
 
 struct GradSyncOptions {
   std::size_t bucket_bytes = 32 << 10;
-  // Fault injection for tests: skip the replica reduction (each replica
-  // steps on its own gradients) so the replica check must catch it.
+  // Fault injection for tests (the model phase's mutation tests must catch
+  // each), applied on every rank alike, as a bug in the framework would be:
+  // skip the replica reduction (each replica steps on its own gradients);
   bool skip_data_parallel = false;
+  // multiply every reduced gradient by this (a repeated or missing
+  // reduction, a wrong average);
+  double fault_scale = 1.0;
+  // negate the first element of the first bucket after its reduction;
+  bool fault_negate_one = false;
+  // leave bucket k unreduced over the replicas (a bucket dropped from the
+  // reduction); -1: none.
+  int fault_drop_bucket = -1;
 };
 
 class GradSync {

@@ -8,7 +8,7 @@ int warmup_micro_batches(int stages, int stage, int micro_batches) {
   return std::min(stages - stage - 1, micro_batches);
 }
 
-void run_1f1b(Group& pp, PipelineStage& stage, int micro_batches) {
+void run_1f1b(Group& pp, PipelineStage& stage, int micro_batches, const PipelineFaults& faults) {
   const int s = pp.rank(), n = pp.size();
   const bool first = s == 0, last = s == n - 1;
   const int prev = first ? -1 : s - 1, next = last ? -1 : s + 1;
@@ -24,9 +24,13 @@ void run_1f1b(Group& pp, PipelineStage& stage, int micro_batches) {
     if (!first) pp.sendrecv(nullptr, -1, &in, prev);
     return in;
   };
-  auto forward = [&](const op::Tensor& in) { return stage.forward(fwd++, first ? nullptr : &in); };
+  const bool swap = faults.swap_micro_batches && last && micro_batches >= 2;
+  auto index = [&](int m) { return swap && m < 2 ? 1 - m : m; };
+  auto forward = [&](const op::Tensor& in) {
+    return stage.forward(index(fwd++), first ? nullptr : &in);
+  };
   auto backward = [&](const op::Tensor& grad) {
-    return stage.backward(bwd++, last ? nullptr : &grad);
+    return stage.backward(index(bwd++), last ? nullptr : &grad);
   };
 
   for (int i = 0; i < warmup; ++i) {

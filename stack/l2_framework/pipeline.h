@@ -37,6 +37,15 @@ class PipelineStage {
 // The number of forwards stage `stage` runs before its first backward.
 int warmup_micro_batches(int stages, int stage, int micro_batches);
 
-void run_1f1b(Group& pp, PipelineStage& stage, int micro_batches);
+// Fault injection for tests: the last stage takes micro-batches 0 and 1 in
+// each other's place (activations paired with the wrong micro-batch's
+// targets, their gradients sent back for the wrong one), as a misrouted
+// pipeline exchange would.
+struct PipelineFaults {
+  bool swap_micro_batches = false;
+};
+
+void run_1f1b(Group& pp, PipelineStage& stage, int micro_batches,
+              const PipelineFaults& faults = {});
 
 }  // namespace hn::stack::framework

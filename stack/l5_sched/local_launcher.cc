@@ -147,6 +147,8 @@ LaunchResult launch_local(const LaunchOptions& options,
   close(store_fd);
 
   LaunchResult result;
+  result.exit_codes.assign(static_cast<std::size_t>(n), -1);
+  result.signalled.assign(static_cast<std::size_t>(n), false);
   int running = n;
   Clock::time_point term_at = Clock::time_point::max(), kill_at = Clock::time_point::max();
   while (running > 0) {
@@ -179,6 +181,8 @@ LaunchResult launch_local(const LaunchOptions& options,
       auto status = ranks[rank].try_reap();
       if (!status) continue;
       --running;
+      result.exit_codes[static_cast<std::size_t>(rank)] = isolation::exit_code_of(*status);
+      result.signalled[static_cast<std::size_t>(rank)] = !WIFEXITED(*status);
       bool failed = !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
       if (failed && result.first_failed_rank < 0) {
         result.first_failed_rank = rank;

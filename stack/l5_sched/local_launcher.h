@@ -18,6 +18,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace hn::stack::sched {
 
@@ -37,6 +38,11 @@ struct LaunchResult {
   int exit_code = 0;           // 0, the first failed rank's exit code, or 128+signal
   int first_failed_rank = -1;  // -1 when every rank exited 0
   std::string first_failure;   // "exit code 1", "killed by signal 9 (Killed)"
+  // Per rank: its exit code, or 128+signal when a signal ended it. A caller
+  // whose verdict is one rank's (certify's rank 0) reads it here rather than
+  // forwarding another rank's raw status.
+  std::vector<int> exit_codes;
+  std::vector<bool> signalled;
 };
 
 LaunchResult launch_local(const LaunchOptions& options,

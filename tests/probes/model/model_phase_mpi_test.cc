@@ -39,8 +39,7 @@ TEST_CASE("mpi: mpirun -np 4 model_step --layout tp=2,dp=2 trains and passes eve
     CHECK(f["status"] == "PASS");
     codes.insert(f["code"].get<std::string>());
   }
-  for (const char* c :
-       {"MODEL-EQUIVALENCE", "MODEL-RESUME", "MODEL-REPLICA", "MODEL-LOSS"})
+  for (const char* c : {"MODEL-EQUIVALENCE", "MODEL-RESUME", "MODEL-REPLICA", "MODEL-LOSS"})
     CHECK(codes.count(c));
   CHECK_THAT(r.out, Catch::Contains("step time, tp=2,pp=1,dp=2 (4 ranks"));
 }

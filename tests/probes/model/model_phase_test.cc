@@ -135,8 +135,7 @@ TEST_CASE("model phase: the in-phase equivalence check passes, and fails without
   REQUIRE(bad.launch.exit_code == 0);
   CHECK(status_of(bad, "MODEL-EQUIVALENCE") == Status::kFail);
   CHECK_THAT(bad.with_code("MODEL-EQUIVALENCE")[0].message,
-             Catch::Contains(
-                 "departs from the single-rank run at step 2"));  // step 1 is before any update
+             Catch::Contains("at step 2 of the SGD probe in f64"));  // step 1 is before any update
   auto replica = bad.with_code("MODEL-REPLICA");
   REQUIRE(replica.size() == 2);  // dense and expert replicas
   for (const auto& f : replica) {
