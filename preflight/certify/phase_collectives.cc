@@ -4,6 +4,7 @@
 // (drivers/comm_bench.h), busbw against the profile's threshold; the traffic
 // proof (bytes per NIC before and after a ring allreduce of known size).
 // Slow links are the bandwidth phase's (phase_bandwidth.cc).
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -292,7 +293,12 @@ void combine_plane(Coordinator& co, const std::string& plane, const json& args,
     return;
   }
   if (!errors.empty() && co.cut_by_run) {
-    auto [rank, why] = errors.front();
+    // The rank whose own deadline passed names the cause; the others saw
+    // it leave ("peer closed: rank N died"), which no rank did.
+    auto cause = std::find_if(errors.begin(), errors.end(), [](const auto& e) {
+      return e.second.find("died") == std::string::npos;
+    });
+    auto [rank, why] = cause != errors.end() ? *cause : errors.front();
     Finding f = reports::make_finding(
         "CERT-RUN-TIMEOUT", Status::kError, "plane " + plane,
         {{"phase", "collectives"},

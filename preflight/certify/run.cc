@@ -36,6 +36,17 @@ constexpr milliseconds kAfterDeath{5000};
 // Every rank joins the rendezvous within this (or the run's --timeout).
 constexpr milliseconds kJoinTimeout{120000};
 
+// The run ends by --timeout + 10 % + 1 s, report written and every rank
+// gone: rank 0's waits after the run's deadline (results still in flight)
+// stop this long before that end, which is left for the report and files,
+// the goodbye of lost ranks (kLostGoodbye) and the launcher's stop of them
+// (local_launcher.h leader_grace).
+constexpr milliseconds kReportReserve{2000};
+constexpr milliseconds kLostGoodbye{300};
+Deadline hard_end(Clock::time_point start, milliseconds run_timeout) {
+  return start + run_timeout + run_timeout / 10 + milliseconds(1000) - kReportReserve;
+}
+
 long long ms_left(Deadline d) {
   return std::max<long long>(0, std::chrono::ceil<milliseconds>(d - Clock::now()).count());
 }
@@ -127,8 +138,9 @@ std::string run_part(const Phase& p, RankState& st, const std::string& args, Dea
 
 class CoordinatorRun {
  public:
-  CoordinatorRun(const CertifyOptions& o, Control& control, RankState& st, const Logger& log)
-      : o_(o), control_(control), st_(st), log_(log) {
+  CoordinatorRun(const CertifyOptions& o, Control& control, RankState& st, const Logger& log,
+                 Deadline end)
+      : o_(o), control_(control), st_(st), log_(log), end_(end) {
     co_.options = &o;
     co_.control = &control;
     progress_.on = o.progress;
@@ -252,12 +264,16 @@ class CoordinatorRun {
     if (!o_.selected(p.name)) {
       skip = "not selected (--only / --skip)";
       skip_kind = "not_selected";
-    } else if (Clock::now() >= run_deadline) {
-      timed_out = true;
     } else if (p.participants != Participants::kRankZero && !co_.lost.empty()) {
+      // A lost rank is the cause, and what could not run after it its
+      // consequence: SKIP naming it, not a timeout of its own.
       const auto& [r, why] = *co_.lost.begin();
       skip =
           "rank " + std::to_string(r) + " on " + co_.plan.host_name(r) + " was lost (" + why + ")";
+    } else if (Clock::now() >= run_deadline && p.participants != Participants::kRankZero) {
+      // A rank-0 phase is analysis of what was gathered (milliseconds): it
+      // still runs, within the run's end.
+      timed_out = true;
     } else if (p.plan) {
       try {
         plan = p.plan(co_);
@@ -272,7 +288,10 @@ class CoordinatorRun {
         skip = "rank 0 could not plan it";
       }
     }
-    const Deadline deadline = std::min(run_deadline, Clock::now() + p.deadline);
+    const Deadline deadline =
+        p.participants == Participants::kRankZero && Clock::now() >= run_deadline
+            ? end_
+            : std::min(run_deadline, Clock::now() + p.deadline);
     co_.cut_by_run = deadline == run_deadline;
     const bool run = skip.empty() && !timed_out;
     control_.store().set(
@@ -341,7 +360,8 @@ class CoordinatorRun {
       }
       return false;
     };
-    auto missing = gather(control_.store(), "res/" + p.name, others, deadline + kResultGrace, lost,
+    auto missing = gather(control_.store(), "res/" + p.name, others,
+                          std::min(deadline + kResultGrace, std::max(deadline, end_)), lost,
                           [&](int r, std::string&& v) {
                             keep(r, v);
                             progress_.show(index, count, p, ++done, who.size());
@@ -349,11 +369,14 @@ class CoordinatorRun {
     const auto dead = control_.dead();
     for (int r : missing) {
       const bool died = dead.count(r) > 0;
-      std::string how = died ? "it died (reported by the rendezvous)"
-                        : dead.size() > dead_before.size()
-                            ? "it sent no result after another rank died"
-                            : "it did not report within the phase's deadline of " +
-                                  seconds_text(static_cast<double>(p.deadline.count())) + " s";
+      std::string how =
+          died                                ? "it died (reported by the rendezvous)"
+          : dead.size() > dead_before.size() ? "it sent no result after another rank died"
+          : co_.cut_by_run ? "it did not report before the run's --timeout of " +
+                                 seconds_text(static_cast<double>(o_.run_timeout.count())) +
+                                 " s ran out"
+                           : "it did not report within the phase's deadline of " +
+                                 seconds_text(static_cast<double>(p.deadline.count())) + " s";
       Finding f = phase_finding(p, "CERT-RANK-LOST", Status::kFail,
                                 co_.plan.host_name(r) + " rank " + std::to_string(r),
                                 {{"rank", std::to_string(r)},
@@ -401,6 +424,7 @@ class CoordinatorRun {
   Control& control_;
   RankState& st_;
   const Logger& log_;
+  const Deadline end_;  // hard_end(): nothing of rank 0 waits past it
   Coordinator co_;
   Progress progress_;
   const Clock::time_point start_ = Clock::now();
@@ -458,7 +482,8 @@ int run_certify(const CertifyOptions& options, const comm::CommOptions& comm_opt
     control.store().set(gather_key("hello", me), hello_to_json(local_hello()));
     const auto phases = certify_phases(options);
     if (me == 0) {
-      CoordinatorRun co(options, control, st, log);
+      const Deadline end = hard_end(start, options.run_timeout);
+      CoordinatorRun co(options, control, st, log, end);
       int code = co.form_job(std::min(run_deadline, start + kJoinTimeout));
       if (code != 0) {
         control.leave(true);
@@ -471,7 +496,13 @@ int run_certify(const CertifyOptions& options, const comm::CommOptions& comm_opt
       int exit_code = emit(res);
       control.store().set("done", std::to_string(exit_code));
       control.leave(true);
-      control.finish(Clock::now() + milliseconds(10000));
+      // Ranks that say goodbye are let go; one that never will (stopped,
+      // hung: lost) is not waited for.
+      bool lost = false;
+      for (const auto& f : res.certificate.findings) lost = lost || f.code == "CERT-RANK-LOST";
+      control.finish(lost ? Clock::now() + kLostGoodbye
+                          : std::min(Clock::now() + milliseconds(10000),
+                                     std::max(Clock::now() + kLostGoodbye, end + kReportReserve)));
       return exit_code;
     }
     json role = parse_message(control.store().get("role/" + std::to_string(me),

@@ -221,6 +221,9 @@ int run(const po::variables_map& vm) {
     sched::LaunchOptions lo;
     lo.ranks = p.local_ranks;
     lo.stop_delay = std::chrono::milliseconds(15000);
+    // Rank 0 writes the report and carries the verdict: when it is done, so
+    // is the run (a stopped rank cannot keep the command from exiting).
+    lo.leader = 0;
     auto res = sched::launch_local(lo, [&](int) {
       try {
         return run_rank(vm, p);
@@ -235,10 +238,12 @@ int run(const po::variables_map& vm) {
     // The verdict is rank 0's, and so is the exit code: another rank's
     // death is rank 0's CERT-RANK-LOST (exit 1), never its raw status. A rank
     // 0 that died, or ended outside 0-3, left the run incomplete: 3.
-    const int zero = res.exit_codes.empty() ? 3 : res.exit_codes[0];
+    const int zero = res.exit_codes.empty() ? -1 : res.exit_codes[0];
     if (res.signalled.empty() || res.signalled[0] || zero < 0 || zero > 3) {
       std::cerr << "hnprecheck certify: rank 0 "
-                << (res.first_failed_rank == 0 ? res.first_failure : std::string("did not finish"))
+                << (zero < 0                ? std::string("did not finish")
+                    : res.signalled[0]      ? "was ended by signal " + std::to_string(zero - 128)
+                                            : "exited with " + std::to_string(zero))
                 << "; the run is incomplete (exit 3)\n";
       return 3;
     }

@@ -183,6 +183,8 @@ LaunchResult launch_local(const LaunchOptions& options,
       --running;
       result.exit_codes[static_cast<std::size_t>(rank)] = isolation::exit_code_of(*status);
       result.signalled[static_cast<std::size_t>(rank)] = !WIFEXITED(*status);
+      if (rank == options.leader && running > 0)
+        kill_at = std::min(kill_at, Clock::now() + options.leader_grace);
       bool failed = !(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
       if (failed && result.first_failed_rank < 0) {
         result.first_failed_rank = rank;

@@ -32,6 +32,11 @@ struct LaunchOptions {
   // than CPUs (mpirun's --bind-to core:overload-allowed) each CPU always
   // alternates between the same ranks.
   bool bind_to_core = true;
+  // A rank whose end ends the job (certify's rank 0 carries the verdict):
+  // once it has exited, the others get leader_grace to exit on their own,
+  // then SIGKILL (a stopped or hung rank cannot hold the launcher). -1: none.
+  int leader = -1;
+  std::chrono::milliseconds leader_grace{500};
 };
 
 struct LaunchResult {
