@@ -230,18 +230,11 @@ void storage_table(std::ostringstream& os, const Certificate& c) {
 
 namespace {
 
-const char* verdict_words(CertVerdict v) {
-  switch (v) {
-    case CertVerdict::kCertified:
-      return "certified";
-    case CertVerdict::kPartial:
-      return "partial";
-    case CertVerdict::kNotCertified:
-      return "not certified";
-    case CertVerdict::kIncomplete:
-      return "incomplete";
-  }
-  return "incomplete";
+// "not certified" for not_certified: the certificate's word, for people.
+std::string verdict_words(CertVerdict v) {
+  std::string s(to_string(v));
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
 }
 
 }  // namespace

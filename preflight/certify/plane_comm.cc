@@ -18,7 +18,11 @@ PlaneComm make_plane_comm(RankState& st, const std::string& plane, milliseconds 
   o.transport = comm::TransportKind::kAuto;
   o.link = comm::LinkParams{};
   o.link.plane = plane;
-  o.link.connect_timeout = link_budget;
+  // Setting up never outlasts the phase: a stopped peer costs what is left
+  // of the deadline, not a whole link budget past it.
+  o.link.connect_timeout =
+      std::max(milliseconds(1),
+               std::min(link_budget, std::chrono::ceil<milliseconds>(deadline - Clock::now())));
   o.link.budget_source = "--link-timeout";
   o.link.bind_address = b.bind.address;
   if (!b.bind.address.empty()) o.link.bind_source = "the profile's plane " + plane;

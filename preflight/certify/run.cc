@@ -41,7 +41,11 @@ constexpr milliseconds kJoinTimeout{120000};
 // stop this long before that end, which is left for the report and files,
 // the goodbye of lost ranks (kLostGoodbye) and the launcher's stop of them
 // (local_launcher.h leader_grace).
-constexpr milliseconds kReportReserve{2000};
+constexpr milliseconds kReportReserve{1000};
+// Results are always waited for this long past a phase's deadline: a rank
+// that stopped at the same deadline (blocked by a lost peer) reports right
+// after it, and must not be taken for lost itself.
+constexpr milliseconds kMinResultGrace{300};
 constexpr milliseconds kLostGoodbye{300};
 Deadline hard_end(Clock::time_point start, milliseconds run_timeout) {
   return start + run_timeout + run_timeout / 10 + milliseconds(1000) - kReportReserve;
@@ -229,8 +233,8 @@ class CoordinatorRun {
       } else if (p.skip_kind == "not_selected" || p.skip_kind == "not_possible") {
         gaps.push_back({p.name, p.skipped_because});
       } else if (p.skip_kind == "not_applicable") {
-        not_applicable += (not_applicable.empty() ? "" : "; ") + p.name + " (" +
-                          p.skipped_because + ")";
+        not_applicable +=
+            (not_applicable.empty() ? "" : "; ") + p.name + " (" + p.skipped_because + ")";
       }
     }
     for (const auto& f : co_.findings)
@@ -239,11 +243,11 @@ class CoordinatorRun {
     std::string gap_text;
     for (const auto& g : gaps)
       gap_text += (gap_text.empty() ? "" : "; ") + g.what + " (" + g.reason + ")";
-    Finding f = reports::make_finding(
-        "CERT-COVERAGE", gaps.empty() ? Status::kPass : Status::kWarn, "run",
-        {{"ran", ran.empty() ? "none" : ran},
-         {"not_applicable", not_applicable.empty() ? "none" : not_applicable},
-         {"gaps", gap_text}});
+    Finding f =
+        reports::make_finding("CERT-COVERAGE", gaps.empty() ? Status::kPass : Status::kWarn, "run",
+                              {{"ran", ran.empty() ? "none" : ran},
+                               {"not_applicable", not_applicable.empty() ? "none" : not_applicable},
+                               {"gaps", gap_text}});
     co_.findings.push_back(std::move(f));
     return gaps;
   }
@@ -360,23 +364,24 @@ class CoordinatorRun {
       }
       return false;
     };
-    auto missing = gather(control_.store(), "res/" + p.name, others,
-                          std::min(deadline + kResultGrace, std::max(deadline, end_)), lost,
-                          [&](int r, std::string&& v) {
-                            keep(r, v);
-                            progress_.show(index, count, p, ++done, who.size());
-                          });
+    auto missing =
+        gather(control_.store(), "res/" + p.name, others,
+               std::min(deadline + kResultGrace, std::max(deadline + kMinResultGrace, end_)), lost,
+               [&](int r, std::string&& v) {
+                 keep(r, v);
+                 progress_.show(index, count, p, ++done, who.size());
+               });
     const auto dead = control_.dead();
     for (int r : missing) {
       const bool died = dead.count(r) > 0;
       std::string how =
-          died                                ? "it died (reported by the rendezvous)"
+          died                               ? "it died (reported by the rendezvous)"
           : dead.size() > dead_before.size() ? "it sent no result after another rank died"
-          : co_.cut_by_run ? "it did not report before the run's --timeout of " +
-                                 seconds_text(static_cast<double>(o_.run_timeout.count())) +
-                                 " s ran out"
-                           : "it did not report within the phase's deadline of " +
-                                 seconds_text(static_cast<double>(p.deadline.count())) + " s";
+          : co_.cut_by_run
+              ? "it did not report before the run's --timeout of " +
+                    seconds_text(static_cast<double>(o_.run_timeout.count())) + " s ran out"
+              : "it did not report within the phase's deadline of " +
+                    seconds_text(static_cast<double>(p.deadline.count())) + " s";
       Finding f = phase_finding(p, "CERT-RANK-LOST", Status::kFail,
                                 co_.plan.host_name(r) + " rank " + std::to_string(r),
                                 {{"rank", std::to_string(r)},
