@@ -120,8 +120,10 @@ void PhaseReport::equivalence(const std::vector<double>& ref, const std::vector<
       const double ratio = std::abs(dref) > 0 ? dpar / dref : 0;
       p["update_ratio"] = number(ratio, "%.3g");
       if (std::abs(ratio) < 0.1)
-        why = "step " + std::to_string(s) + " changed the loss " + number(ratio, "%.3g") +
-              " times as much as one rank's: its update was not applied (stale parameters)";
+        why = "step " + std::to_string(s) + " changed the loss " +
+              (std::abs(ratio) < 5e-4 ? std::string("not at all") :
+                                        number(ratio, "%.3g") + " times as much as one rank's") +
+              ": its update was not applied (stale parameters)";
       else if (std::abs(ratio - 1) > 0.02)
         why = "step " + std::to_string(s) + " changed the loss " + number(ratio, "%.3g") +
               " times as much as one rank's: a gradient scaled by about that (a missing or "
