@@ -120,6 +120,10 @@ Baseline build_baseline(const std::vector<Run>& runs, std::string id, std::strin
 
     if (run.state) states[run.state->host] = BaselineState{*run.state, index};
   }
+  if (metrics.empty() && checks.empty() && states.empty())
+    throw compat::InputError(runs.front().info.source, 0, 0, "",
+                             "the runs hold no figure, check or snapshot: a baseline of them "
+                             "could not judge anything");
   for (auto& [k, m] : metrics) b.metrics.push_back(std::move(m));
   for (auto& [k, c] : checks) b.checks.push_back(std::move(c));
   for (auto& [k, s] : states) b.states.push_back(std::move(s));

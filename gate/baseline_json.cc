@@ -138,9 +138,30 @@ Baseline read_baseline(const ordered_json& doc, const std::string& source) {
     r.started = get_string(runs[i], "started", at);
     r.tool_version = get_string(runs[i], "tool_version", at);
     r.what = get_string(runs[i], "what", at);
+    // Absent in baselines built before machines were recorded.
+    if (runs[i].contains("machines")) {
+      const auto& ms = get_array(runs[i], "machines", at);
+      for (std::size_t k = 0; k < ms.size(); ++k) {
+        const std::string mat = at + ".machines[" + std::to_string(k) + "]";
+        Machine m;
+        m.host = get_string(ms[k], "host", mat);
+        m.cpu = get_string(ms[k], "cpu", mat);
+        m.kernel = get_string(ms[k], "kernel", mat);
+        const auto& nics = get_array(ms[k], "nics", mat);
+        for (std::size_t n = 0; n < nics.size(); ++n) {
+          if (!nics[n].is_string()) reject(mat + ".nics[" + std::to_string(n) + "]", "must be a string");
+          m.nics.push_back(nics[n].get<std::string>());
+        }
+        r.machines.push_back(std::move(m));
+      }
+    }
     b.runs.push_back(std::move(r));
   }
   if (b.runs.empty()) reject("runs", "is empty: a baseline is built from at least one run");
+  const auto empty = [&](const char* key) { return get_array(doc, key, "").empty(); };
+  if (empty("metrics") && empty("checks") && empty("snapshots"))
+    reject("", "holds no figure, check or snapshot: it cannot judge anything (build it from "
+               "runs that measured something)");
   const auto& metrics = get_array(doc, "metrics", "");
   for (std::size_t i = 0; i < metrics.size(); ++i)
     b.metrics.push_back(
@@ -176,14 +197,20 @@ std::string baseline_to_json(const Baseline& b) {
   doc["tool"] = {{"name", "hnprecheck"}, {"version", b.tool_version}};
   doc["statistics"] = {{"centre", "median"}, {"spread", "mad"}, {"mad_scale", kMadScale}};
   ordered_json runs = ordered_json::array();
-  for (const auto& r : b.runs)
+  for (const auto& r : b.runs) {
+    ordered_json machines = ordered_json::array();
+    for (const auto& m : r.machines)
+      machines.push_back(
+          {{"host", m.host}, {"cpu", m.cpu}, {"kernel", m.kernel}, {"nics", m.nics}});
     runs.push_back({{"source", r.source},
                     {"kind", std::string(to_string(r.kind))},
                     {"sha256", r.sha256},
                     {"host", r.host},
                     {"started", r.started},
                     {"tool_version", r.tool_version},
-                    {"what", r.what}});
+                    {"what", r.what},
+                    {"machines", std::move(machines)}});
+  }
   doc["runs"] = std::move(runs);
   ordered_json metrics = ordered_json::array();
   for (const auto& m : b.metrics) metrics.push_back(metric_json(m));

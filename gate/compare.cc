@@ -152,7 +152,7 @@ MetricResult judge_metric(const BaselineMetric* bm, const NewFigure* nf, const R
     r.detail = "neither its producer, the figures table nor a rule gives a direction";
     return r;
   }
-  r.judgement = judge(*sense_of(*dir), *r.baseline, median(r.values), r.thresholds);
+  // Judged once the whole family is known (compare()).
   r.state = MetricState::kJudged;
   return r;
 }
@@ -263,6 +263,134 @@ void compare_states(const Baseline& baseline, const std::vector<Run>& runs, cons
   }
 }
 
+// A bench run's setup: everything that names the measurement but its size.
+std::string bench_setup(const reports::Measurement& m) {
+  std::string s;
+  for (const char* key : {"op", "ranks", "transport", "dtype", "redop", "algorithm"}) {
+    auto it = m.labels.find(key);
+    s += (s.empty() ? "" : ", ") + std::string(key) + " " + (it == m.labels.end() ? "?" : it->second);
+  }
+  return s;
+}
+
+struct BenchShape {
+  std::set<std::string> setups;
+  std::set<long long> sizes;
+};
+
+std::string join(const std::set<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+std::string join_sizes(const std::set<long long>& v) {
+  std::string s;
+  for (long long x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+template <class Figures>
+BenchShape bench_shape(const Figures& figures) {
+  BenchShape b;
+  for (const auto& f : figures) {
+    const reports::Measurement& m = f.measurement;
+    if (m.name.rfind("bench.", 0) != 0) continue;
+    b.setups.insert(bench_setup(m));
+    if (auto it = m.labels.find("bytes"); it != m.labels.end()) {
+      try {
+        b.sizes.insert(std::stoll(it->second));
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  return b;
+}
+
+void require_comparable(const Baseline& baseline, const std::vector<Run>& runs) {
+  const BenchShape base = bench_shape(baseline.metrics);
+  for (const Run& run : runs) {
+    if (run.info.kind != RunKind::kBench) continue;
+    const BenchShape now = bench_shape(run.figures);
+    auto incomparable = [&](const std::string& field, const std::string& what) {
+      throw compat::InputError(run.info.source, 0, 0, field,
+                               what + ": not comparable with the baseline (build a baseline from "
+                                      "runs of the same bench command, or bench what it did)");
+    };
+    if (base.setups.empty())
+      incomparable("", "is a bench run and the baseline has none");
+    if (now.setups != base.setups)
+      incomparable("op", "measures " + join(now.setups) + "; the baseline measured " +
+                             join(base.setups));
+    if (now.sizes != base.sizes) {
+      std::set<long long> only_now, only_base;
+      for (long long s : now.sizes)
+        if (!base.sizes.count(s)) only_now.insert(s);
+      for (long long s : base.sizes)
+        if (!now.sizes.count(s)) only_base.insert(s);
+      incomparable("rows", "has sizes (bytes) the baseline lacks [" + join_sizes(only_now) +
+                               "] and lacks sizes it has [" + join_sizes(only_base) + "]");
+    }
+  }
+  // Anything in common at all? Runs of another kind than the whole baseline
+  // would otherwise be judged as "everything missing" (a regression).
+  std::set<std::string> ids, keys, hosts;
+  for (const auto& m : baseline.metrics) ids.insert(reports::identity(m.measurement));
+  for (const auto& c : baseline.checks) keys.insert(c.host + "|" + c.code + "|" + c.entity);
+  for (const auto& s : baseline.states) hosts.insert(s.state.host);
+  for (const Run& run : runs) {
+    bool shared = run.state && hosts.count(run.state->host);
+    for (const auto& f : run.figures) shared = shared || ids.count(reports::identity(f.measurement));
+    for (const auto& c : run.checks) shared = shared || keys.count(check_key(c));
+    // A snapshot of a host the baseline lacks has its own outcome (SKIP).
+    if (!shared && (!run.figures.empty() || !run.checks.empty()))
+      throw compat::InputError(run.info.source, 0, 0, "",
+                               "(" + run.info.what + ") shares no figure, check or snapshot with "
+                               "the baseline: not comparable (is it the baseline of another "
+                               "command or cluster?)");
+  }
+}
+
+std::vector<MachineResult> compare_machines(const Baseline& baseline, const std::vector<Run>& runs) {
+  std::vector<MachineResult> out;
+  std::map<std::string, std::vector<Machine>> base;  // host -> distinct identities
+  for (const auto& r : baseline.runs)
+    for (const auto& m : r.machines) {
+      auto& v = base[m.host];
+      bool known = false;
+      for (const auto& x : v) known = known || machine_difference(x, m).empty();
+      if (!known) v.push_back(m);
+    }
+  for (const auto& [host, ids] : base)
+    if (ids.size() > 1)
+      out.push_back({"", host, MachineState::kMixedBase, machine_difference(ids[0], ids[1])});
+  std::string base_hosts;
+  for (const auto& [host, ids] : base) base_hosts += (base_hosts.empty() ? "" : ", ") + host;
+  for (const Run& run : runs) {
+    // Neither side recorded one (files from before identities were kept):
+    // nothing to say per run.
+    if (run.info.machines.empty() && base.empty()) continue;
+    if (run.info.machines.empty() || base.empty()) {
+      out.push_back({run.info.source, run.info.host, MachineState::kUnknown,
+                     run.info.machines.empty() ? "the run records no machine identity"
+                                               : "the baseline's runs record no machine identity"});
+      continue;
+    }
+    for (const auto& m : run.info.machines) {
+      auto it = base.find(m.host);
+      if (it == base.end()) {
+        out.push_back({run.info.source, m.host, MachineState::kOtherHost,
+                       "the baseline's runs are from " + base_hosts});
+        continue;
+      }
+      const std::string diff = machine_difference(it->second.front(), m);
+      out.push_back({run.info.source, m.host,
+                     diff.empty() ? MachineState::kSame : MachineState::kDiffers, diff});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view to_string(MetricState s) {
@@ -312,7 +440,9 @@ std::string_view to_string(CheckChange c) {
 }
 
 Comparison compare(const Baseline& baseline, const std::vector<Run>& runs, const Rules& rules) {
+  require_comparable(baseline, runs);
   Comparison out;
+  out.machines = compare_machines(baseline, runs);
   std::map<std::string, NewFigure> news = gather_figures(runs);
   for (const BaselineMetric& bm : baseline.metrics) {
     const std::string id = reports::identity(bm.measurement);
@@ -321,6 +451,12 @@ Comparison compare(const Baseline& baseline, const std::vector<Run>& runs, const
     if (it != news.end()) news.erase(it);
   }
   for (const auto& [id, nf] : news) out.metrics.push_back(judge_metric(nullptr, &nf, rules));
+  // The false-alarm rate is per gate call: every judged figure gets its share.
+  for (const auto& m : out.metrics) out.family += m.state == MetricState::kJudged;
+  for (auto& m : out.metrics)
+    if (m.state == MetricState::kJudged)
+      m.judgement = judge(*sense_of(m.measurement.better), m.baseline_values, m.values,
+                          m.thresholds, out.family);
   out.checks = compare_checks(baseline, runs, rules);
   compare_states(baseline, runs, rules, out);
   return out;

@@ -85,14 +85,35 @@ struct HostResult {
   reports::Status missing_status = reports::Status::kFail;
 };
 
+// Whether a new run measured on the machine(s) the baseline did.
+enum class MachineState {
+  kSame,        // every known field matches the baseline's runs on that host
+  kDiffers,     // the same host with another CPU, kernel or NICs
+  kOtherHost,   // a host the baseline has no run from
+  kUnknown,     // the run or the baseline recorded no identity
+  kMixedBase,   // the baseline's own runs disagree about the machine
+};
+struct MachineResult {
+  std::string source;  // the new run ("" for kMixedBase)
+  std::string host;
+  MachineState state = MachineState::kSame;
+  std::string detail;  // what differs, or which hosts the baseline has
+};
+
 struct Comparison {
+  int family = 0;  // figures judged together: the false-alarm rate is shared among them
+  std::vector<MachineResult> machines;
   std::vector<MetricResult> metrics;  // baseline identities, then new ones
   std::vector<CheckResult> checks;
   std::vector<DriftResult> drift;  // significant and review differences only
   std::vector<HostResult> hosts;
 };
 
-// Throws compat::InputError when a stored snapshot cannot be read back.
+// Throws compat::InputError when a stored snapshot cannot be read back, and
+// when the inputs are not comparable at all: a bench run of another op,
+// rank count, transport, dtype, algorithm or set of sizes than the
+// baseline's bench runs, or runs that share no figure, check or host with
+// the baseline (each names the run and what differs).
 Comparison compare(const Baseline& baseline, const std::vector<Run>& runs, const Rules& rules);
 
 }  // namespace hn::gate

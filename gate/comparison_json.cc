@@ -14,12 +14,14 @@ ordered_json num(double v) {
 }
 
 ordered_json thresholds_json(const Thresholds& t) {
-  return {{"k", t.k},
+  return {{"false_alarm", t.false_alarm},
+          {"k", t.k ? ordered_json(*t.k) : ordered_json(nullptr)},
           {"min_change", t.min_change},
           {"min_abs", t.min_abs},
           {"beyond_range", t.beyond_range},
           {"min_runs", t.min_runs},
-          {"fallback_change", t.fallback_change}};
+          {"fallback_change", t.fallback_change},
+          {"detect", t.detect}};
 }
 
 ordered_json metric_json(const MetricResult& r) {
@@ -54,6 +56,12 @@ ordered_json metric_json(const MetricResult& r) {
     j["band_high"] = num(x.band_high);
     j["limit"] = num(x.limit);
     j["basis"] = std::string(to_string(x.basis));
+    j["scale"] = std::string(to_string(x.scale));
+    j["z"] = num(x.z);
+    j["noise"] = num(x.noise);
+    j["new_runs"] = x.new_runs;
+    j["detectable"] = num(x.detectable);
+    j["insensitive"] = x.insensitive;
     j["fallback"] = x.fallback;
     j["thresholds"] = thresholds_json(r.thresholds);
   }

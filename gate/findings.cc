@@ -25,7 +25,11 @@ std::string basis_text(const MetricResult& r) {
   const Thresholds& t = r.thresholds;
   switch (j.basis) {
     case Basis::kNoiseBand:
-      return "noise band " + format_value(t.k) + " x spread " + format_value(r.baseline->spread);
+      return "noise band: " + format_value(j.z) + " x the " +
+             (j.scale == Scale::kLog ? format_percent(std::expm1(j.noise)) + " spread of one run"
+                                     : format_value(j.noise) + " spread of one run") +
+             (t.k ? " (k from the rules)" : " (" + format_percent(t.false_alarm) +
+                                               " false alarms per call, shared by the judged figures)");
     case Basis::kMinChange:
       return "min change " + format_percent(t.min_change);
     case Basis::kMinAbs:
@@ -37,6 +41,17 @@ std::string basis_text(const MetricResult& r) {
       return "the worst baseline run";
   }
   return "";
+}
+
+// "a drop of 12%" / "a rise of 14%": the smallest change caught 9 times in 10.
+std::string detectable_text(const MetricResult& r) {
+  const Judgement& j = *r.judgement;
+  const bool higher = r.measurement.better == reports::Better::kHigher;
+  if (!std::isfinite(j.detectable))
+    return higher ? std::string("no loss (its baseline is 0)")
+                  : "any rise beyond " + format_value(std::fabs(j.limit - j.centre)) + " " +
+                        r.measurement.unit;
+  return std::string(higher ? "a drop of " : "a rise of ") + format_percent(j.detectable);
 }
 
 Params metric_params(const MetricResult& r) {
@@ -63,7 +78,58 @@ void add_metric_figures(Finding& f, const MetricResult& r) {
     f.metrics["band_low"] = {r.judgement->band_low, u};
     f.metrics["band_high"] = {r.judgement->band_high, u};
     f.metrics["limit"] = {r.judgement->limit, u};
+    if (std::isfinite(r.judgement->detectable))
+      f.metrics["detectable"] = {r.judgement->detectable, "ratio"};
   }
+}
+
+// A figure that could lose `detect` without failing: a check that cannot
+// fail, said out loud.
+Finding insensitive_finding(const MetricResult& r) {
+  Params p = metric_params(r);
+  const Judgement& j = *r.judgement;
+  p["detectable"] = detectable_text(r);
+  p["detect"] = format_percent(r.thresholds.detect);
+  p["centre"] = format_value(j.centre);
+  p["why"] = j.fallback ? "fewer than " + std::to_string(r.thresholds.min_runs) +
+                              " baseline runs: the stated fallback applies"
+             : j.basis == Basis::kBaselineRange ? "beyond_range: the worst baseline run sets the limit"
+             : j.dips_included
+                 ? std::to_string(j.dips) + " of " + p["n"] +
+                       " baseline runs dipped, too often for " + std::to_string(j.new_runs) +
+                       " new run(s) to tell a dip from a loss"
+                 : "its runs vary by " +
+                                                      format_percent(j.scale == Scale::kLog
+                                                                         ? std::expm1(j.noise)
+                                                                         : j.noise / std::fabs(j.centre)) +
+                                                      " (one spread) over " + p["n"] +
+                                                      " baseline run(s)";
+  Finding f = reports::make_finding("GATE-METRIC-INSENSITIVE", Status::kWarn, r.identity, p);
+  f.layer = r.layer;
+  return f;
+}
+
+Finding machine_finding(const MachineResult& m) {
+  Params p{{"host", m.host}, {"source", m.source}, {"detail", m.detail}};
+  const std::string subject = m.source.empty() ? "baseline " + m.host : m.source + " " + m.host;
+  switch (m.state) {
+    case MachineState::kSame:
+      return reports::make_finding("GATE-MACHINE", Status::kPass, subject, p);
+    case MachineState::kDiffers:
+      p["how"] = "measured on another machine than the baseline's run(s) of " + m.host + ": " +
+                 m.detail;
+      return reports::make_finding("GATE-MACHINE", Status::kWarn, subject, p);
+    case MachineState::kOtherHost:
+      p["how"] = "measured on " + m.host + "; " + m.detail;
+      return reports::make_finding("GATE-MACHINE", Status::kWarn, subject, p);
+    case MachineState::kMixedBase:
+      p["how"] = "the baseline's runs of " + m.host + " come from different machines: " + m.detail;
+      return reports::make_finding("GATE-MACHINE", Status::kWarn, subject, p);
+    case MachineState::kUnknown:
+      p["reason"] = m.detail;
+      return reports::make_finding("GATE-MACHINE", Status::kSkip, subject, p);
+  }
+  return {};
 }
 
 Finding metric_finding(const MetricResult& r) {
@@ -79,6 +145,9 @@ Finding metric_finding(const MetricResult& r) {
       p["edge"] = format_value(j.limit);
       p["sense"] = std::string(to_string(sense));
       p["basis"] = basis_text(r);
+      p["scale"] = std::string(to_string(j.scale));
+      p["detectable"] = detectable_text(r);
+      p["centre"] = format_value(j.centre);
       p["verdict"] =
           j.outcome == Outcome::kImproved ? "improved beyond the band" : "within the band";
       p["outcome"] = std::string(to_string(j.outcome));
@@ -229,7 +298,11 @@ std::vector<Finding> gate_findings(const Comparison& c) {
   auto add = [&](Finding f) {
     if (!f.code.empty()) out.push_back(std::move(f));
   };
-  for (const auto& m : c.metrics) add(metric_finding(m));
+  for (const auto& m : c.machines) add(machine_finding(m));
+  for (const auto& m : c.metrics) {
+    add(metric_finding(m));
+    if (m.judgement && m.judgement->insensitive) add(insensitive_finding(m));
+  }
   for (const auto& k : c.checks) add(check_finding(k));
   for (const auto& h : c.hosts) add(host_finding(h));
   for (const auto& d : c.drift) add(drift_finding(d));

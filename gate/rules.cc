@@ -25,7 +25,9 @@ std::optional<reports::Status> missing_of(compat::TomlTable& t, const char* key)
 
 // The threshold keys a table ([defaults] or a [[metric]]) may carry.
 void read_thresholds(compat::TomlTable& t, MetricRule& r) {
+  r.false_alarm = t.number("false_alarm");
   r.k = t.number("k");
+  r.detect = t.number("detect");
   r.min_change = t.number("min_change");
   r.min_abs = t.number("min_abs");
   r.fallback_change = t.number("fallback_change");
@@ -60,12 +62,13 @@ MetricRule parse_metric(compat::TomlTable& t, const std::string& file, const Rul
   }
   r.missing = missing_of(t, "missing");
   r.ignore = t.boolean("ignore").value_or(false);
-  const bool sets_something = r.k || r.min_change || r.min_abs || r.fallback_change || r.min_runs ||
-                              r.beyond_range || r.better || r.missing || r.ignore;
+  const bool sets_something = r.false_alarm || r.k || r.min_change || r.min_abs ||
+                              r.fallback_change || r.detect || r.min_runs || r.beyond_range ||
+                              r.better || r.missing || r.ignore;
   if (!sets_something)
     t.fail(t.value(), t.field("name"),
-           "this rule sets nothing (give k, min_change, min_abs, min_runs, fallback_change, "
-           "beyond_range, better, missing or ignore)");
+           "this rule sets nothing (give false_alarm, k, min_change, min_abs, min_runs, "
+           "fallback_change, detect, beyond_range, better, missing or ignore)");
   check_thresholds(t, rules.thresholds(&r));
   t.finish();
   return r;
@@ -112,7 +115,9 @@ const CheckRule* Rules::check_rule(const Check& c) const {
 Thresholds Rules::thresholds(const MetricRule* rule) const {
   Thresholds t = defaults;
   if (!rule) return t;
+  if (rule->false_alarm) t.false_alarm = *rule->false_alarm;
   if (rule->k) t.k = *rule->k;
+  if (rule->detect) t.detect = *rule->detect;
   if (rule->min_change) t.min_change = *rule->min_change;
   if (rule->min_abs) t.min_abs = *rule->min_abs;
   if (rule->fallback_change) t.fallback_change = *rule->fallback_change;

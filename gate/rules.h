@@ -24,7 +24,7 @@ struct MetricRule {
   std::string origin;                         // "rules.toml:12"
   std::string name = "*";                     // glob on the figure name
   std::map<std::string, std::string> labels;  // globs; each listed label must match
-  std::optional<double> k, min_change, min_abs, fallback_change;
+  std::optional<double> false_alarm, k, min_change, min_abs, fallback_change, detect;
   std::optional<int> min_runs;
   std::optional<bool> beyond_range;
   std::optional<reports::Better> better;  // for figures whose producer states none

@@ -19,6 +19,18 @@ std::string_view to_string(RunKind k);
 // Throws std::invalid_argument naming the text when it is not a kind.
 RunKind run_kind_from_string(std::string_view s);
 
+// The machine a run measured on (bench JSON "machine", a certificate's
+// hosts[].machine, a report's hostname). An empty field is unknown and never
+// counts as a difference.
+struct Machine {
+  std::string host, cpu, kernel;
+  std::vector<std::string> nics;  // "eth0 virtio_net 10000 Mb/s", sorted by name
+  bool operator==(const Machine&) const = default;
+};
+// What differs between two identities of one host ("kernel 6.1.0 -> 6.5.0;
+// NICs ..."), skipping unknown fields; "" when nothing known differs.
+std::string machine_difference(const Machine& baseline, const Machine& now);
+
 // Where a run came from: what the baseline records for each of its runs.
 struct RunInfo {
   std::string source;  // the path as given
@@ -29,6 +41,7 @@ struct RunInfo {
   std::string tool_version;  // hnprecheck version that wrote it ("" when unknown)
   std::string
       what;  // one line: "bench allreduce, 2 rank(s), tcp", "certificate of demo: certified"
+  std::vector<Machine> machines;  // one per host it measured on; empty when it recorded none
 };
 
 // A measured figure. `measurement.better` is meaningful only when `stated`:

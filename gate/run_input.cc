@@ -33,6 +33,44 @@ double value_or_nan(const json& v, const std::string& at) {
   return v.get<double>();
 }
 
+// Units of figures that cannot be negative: a negative one is a broken or
+// hand-edited file, and would turn the log-scale judgement meaningless.
+bool non_negative_unit(const std::string& unit) {
+  static const char* const kUnits[] = {"GB/s", "Gbit/s", "MB/s", "Mbit/s", "B/s", "us", "ms",
+                                       "s",    "ns",     "bytes", "B",     "MiB",  "GiB", "count"};
+  for (const char* u : kUnits)
+    if (unit == u) return true;
+  return false;
+}
+
+void require_sign(double value, const std::string& unit, const std::string& at) {
+  if (std::isfinite(value) && value < 0 && non_negative_unit(unit))
+    reject(at, "is " + std::to_string(value) + " " + unit + ": a figure in " + unit +
+                   " cannot be negative");
+}
+
+// A machine identity (preflight/machine_identity.h); nullopt for a
+// malformed one is not an option: it is part of the file's format.
+Machine machine_from(const json& m, const std::string& at, const std::string& host) {
+  if (!m.is_object()) reject(at, std::string("must be an object, not ") + m.type_name());
+  Machine out;
+  out.host = host.empty() ? get_string(m, "host", at) : host;
+  out.cpu = get_string(m, "cpu", at);
+  out.kernel = get_string(m, "kernel", at);
+  const auto& nics = get_array(m, "nics", at);
+  for (std::size_t i = 0; i < nics.size(); ++i) {
+    const std::string nat = at + ".nics[" + std::to_string(i) + "]";
+    std::string n = get_string(nics[i], "name", nat) + " " + get_string(nics[i], "driver", nat);
+    const json& sp = member(nics[i], "speed_mbps", nat);
+    if (sp.is_number_integer())
+      n += " " + std::to_string(sp.get<long long>()) + " Mb/s";
+    else if (!sp.is_null())
+      reject(nat + ".speed_mbps", "must be an integer or null");
+    out.nics.push_back(std::move(n));
+  }
+  return out;
+}
+
 Check check_of(const reports::Finding& f, const std::string& host) {
   return Check{host, f.code, f.entity, f.layer, f.status, f.message};
 }
@@ -64,7 +102,10 @@ Run read_certificate(const json& doc, Run run) {
   const auto world = get_int(doc, "world", "");
   const auto& hosts = get_array(doc, "hosts", "");
   for (std::size_t i = 0; i < hosts.size(); ++i) {
-    get_string(hosts[i], "name", "hosts[" + std::to_string(i) + "]");
+    const std::string at = "hosts[" + std::to_string(i) + "]";
+    const std::string name = get_string(hosts[i], "name", at);
+    if (hosts[i].contains("machine"))
+      run.info.machines.push_back(machine_from(hosts[i]["machine"], at + ".machine", name));
   }
   if (hosts.size() == 1) run.info.host = hosts[0]["name"].get<std::string>();
   run.info.what = "certificate of " + (cluster.empty() ? std::string("this machine") : cluster) +
@@ -99,6 +140,7 @@ Run read_certificate(const json& doc, Run run) {
     m.better = get_enum(metrics[i], "better", at,
                         [](const std::string& s) { return reports::better_from_string(s); });
     m.phase = get_string(metrics[i], "phase", at);
+    require_sign(m.value, m.unit, at + ".value");
     auto it = layers.find(m.phase);
     f.layer = it != layers.end() ? it->second : phase_layer(m.phase);
     run.figures.push_back(std::move(f));
@@ -120,6 +162,7 @@ Run read_certificate(const json& doc, Run run) {
 Run read_bench(const json& doc, Run run, const FigureTable& figures) {
   run.info.kind = RunKind::kBench;
   run.info.tool_version = get_string(doc, "version", "");
+  if (doc.contains("machine")) run.info.machines.push_back(machine_from(doc["machine"], "machine", ""));
   std::map<std::string, std::string> labels;
   for (const char* key : {"op", "transport", "algorithm", "dtype", "redop"})
     labels[key] = get_string(doc, key, "");
@@ -143,6 +186,8 @@ Run read_bench(const json& doc, Run run, const FigureTable& figures) {
       m.value = value.get<double>();
       // bench writes wrong = -1 for a size it did not check (--no-check).
       if (key == "wrong" && m.value < 0) m.value = std::numeric_limits<double>::quiet_NaN();
+      if (std::isfinite(m.value) && m.value < 0)
+        reject(vat, "is " + value.dump() + ": a bench figure cannot be negative");
       m.phase = "bench";
       if (const BenchFigureRow* row = figures.bench_row(key)) {
         m.name = row->name;
@@ -182,6 +227,7 @@ Run read_report(const std::string& text, Run run, const FigureTable& figures) {
   run.info.host = r.hostname;
   run.info.started = reports::format_iso8601_ms(r.started_unix_ms);
   run.info.tool_version = r.tool_version;
+  run.info.machines.push_back(Machine{r.hostname, "", "", {}});
   run.info.what = r.command + " report of " + r.hostname + ": " +
                   std::to_string(r.findings.size()) + " finding(s)";
   for (const auto& finding : r.findings) {
@@ -195,6 +241,7 @@ Run read_report(const std::string& text, Run run, const FigureTable& figures) {
       m.unit = value.unit;
       m.phase = r.command;
       f.layer = finding.layer;
+      require_sign(m.value, m.unit, "findings[" + finding.code + " " + finding.entity + "].metrics." + metric);
       if (const FindingFigureRow* row = figures.finding_row(finding.code, metric))
         m.better = row->better;
       else

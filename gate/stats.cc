@@ -1,8 +1,11 @@
 #include "gate/stats.h"
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 namespace hn::gate {
@@ -63,6 +66,18 @@ Spread summarize(std::span<const double> values) {
   return s;
 }
 
+double median_variance_factor(int m) {
+  if (m <= 1) return 1;
+  if (m == 2) return 0.5;
+  return std::numbers::pi / (2.0 * m);
+}
+
+double t_upper_quantile(double p, int df) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("a t quantile needs 0 < p < 1");
+  const boost::math::students_t dist(std::max(df, 1));
+  return boost::math::quantile(boost::math::complement(dist, p));
+}
+
 std::string_view to_string(Outcome o) {
   switch (o) {
     case Outcome::kWithin:
@@ -91,59 +106,162 @@ std::string_view to_string(Basis b) {
   return "noise band";
 }
 
+std::string_view to_string(Scale s) {
+  return s == Scale::kLog ? "log" : "linear";
+}
+
 std::string threshold_problem(const Thresholds& t) {
   auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
-  if (bad(t.k)) return "k must be a finite number >= 0";
-  if (bad(t.min_change)) return "min_change must be a finite number >= 0";
+  if (!std::isfinite(t.false_alarm) || t.false_alarm <= 0 || t.false_alarm >= 0.5)
+    return "false_alarm must be a share in (0, 0.5)";
+  if (t.k && bad(*t.k)) return "k must be a finite number >= 0";
+  if (bad(t.min_change) || t.min_change >= 1) return "min_change must be a share in [0, 1)";
   if (bad(t.min_abs)) return "min_abs must be a finite number >= 0";
-  if (bad(t.fallback_change)) return "fallback_change must be a finite number >= 0";
+  if (bad(t.fallback_change) || t.fallback_change >= 1)
+    return "fallback_change must be a share in [0, 1)";
+  if (bad(t.detect) || t.detect >= 1) return "detect must be a share in [0, 1)";
   if (t.min_runs < 1) return "min_runs must be at least 1";
   return "";
 }
 
-Judgement judge(Sense sense, const Spread& base, double current, const Thresholds& t) {
-  if (base.n < 1) throw std::invalid_argument("the baseline has no value to judge against");
-  if (!std::isfinite(current)) throw std::invalid_argument("the value to judge is not finite");
-  if (!(base.min <= base.centre && base.centre <= base.max))
-    throw std::invalid_argument("the baseline summary's min, centre and max are out of order");
+Judgement judge(Sense sense, std::span<const double> baseline, std::span<const double> current,
+                const Thresholds& t, int family) {
+  if (baseline.empty()) throw std::invalid_argument("the baseline has no value to judge against");
+  if (current.empty()) throw std::invalid_argument("there is no new value to judge");
+  require_finite(baseline);
+  require_finite(current);
+  if (family < 1) throw std::invalid_argument("a gate call judges at least one figure");
   if (std::string why = threshold_problem(t); !why.empty()) throw std::invalid_argument(why);
 
+  const bool higher = sense == Sense::kHigherIsBetter;
+  const int n = static_cast<int>(baseline.size());
   Judgement j;
-  j.current = current;
-  // The only place the direction turns into a sign.
-  j.worse_by = sense == Sense::kHigherIsBetter ? base.centre - current : current - base.centre;
-  const double scale = std::fabs(base.centre);
-  j.change = scale > 0 ? (current - base.centre) / scale : std::numeric_limits<double>::quiet_NaN();
+  j.new_runs = static_cast<int>(current.size());
+  // The best new run: a regression is persistent and shows in every run; a
+  // dip on a busy machine is transient and rarely hits them all.
+  j.current = higher ? *std::max_element(current.begin(), current.end())
+                     : *std::min_element(current.begin(), current.end());
+  j.scale = std::all_of(baseline.begin(), baseline.end(), [](double v) { return v > 0; })
+                ? Scale::kLog
+                : Scale::kLinear;
+  const bool log = j.scale == Scale::kLog;
 
-  j.fallback = base.n < t.min_runs;
-  double noise = j.fallback ? 0 : t.k * base.spread;
-  double relative = (j.fallback ? t.fallback_change : t.min_change) * scale;
-  j.half_width = noise;
-  j.basis = Basis::kNoiseBand;
-  if (relative > j.half_width || j.fallback) {
-    j.half_width = std::max(j.half_width, relative);
-    j.basis = j.fallback ? Basis::kFallback : Basis::kMinChange;
+  // Everything below is on the judging scale until the limits go back.
+  std::vector<double> b(baseline.begin(), baseline.end());
+  if (log)
+    for (double& v : b) v = std::log(v);
+  const double c = median(b);
+  const double centre = log ? std::exp(c) : c;
+  const double scale = std::fabs(centre);
+  j.centre = centre;
+  const double ninf = -std::numeric_limits<double>::infinity();
+  // Only the log scale may see a value <= 0: infinitely worse or better.
+  const double now = !log ? j.current : j.current > 0 ? std::log(j.current) : ninf;
+  j.worse_by = higher ? centre - j.current : j.current - centre;
+  j.change = scale > 0 ? (j.current - centre) / scale : std::numeric_limits<double>::quiet_NaN();
+
+  // The noise of one healthy run: the standard deviation of the values
+  // within 3.5 MADs of the median. The MAD alone wastes most of a small
+  // sample (37 % efficiency: t would understate the tails); the plain
+  // standard deviation lets one dipped baseline run widen every band. Values
+  // beyond on the bad side are dips: their share is the dip rate.
+  const double mad = scaled_mad(b, c);
+  auto moments = [&](bool trim, int& kept) {
+    double sum = 0, sq = 0;
+    kept = 0;
+    for (double v : b)
+      if (!trim || mad == 0 || std::fabs(v - c) <= 3.5 * mad) {
+        sum += v;
+        sq += v * v;
+        ++kept;
+      }
+    const double mean = sum / kept;
+    return kept > 1 ? std::sqrt(std::max(0.0, (sq - kept * mean * mean) / (kept - 1))) : 0.0;
+  };
+  int dips = 0;
+  for (double v : b)
+    if (mad > 0 && (higher ? c - v : v - c) > 3.5 * mad) ++dips;
+  // Jeffreys' estimate: ten clean baseline runs do not prove dips never
+  // happen, and a busy machine's dips are what false alarms are made of.
+  j.dips = dips;
+  j.dip_rate = (dips + 0.5) / (n + 1);
+
+  // A false alarm needs every new run beyond the limit: with m runs each may
+  // be there with q = (share)^(1/m). Dips take their part of q first; when
+  // they take most of it, they are noise like any other and stay in.
+  const double share_of_call = t.false_alarm / family;
+  const double q = std::pow(share_of_call, 1.0 / j.new_runs);
+  double per_run = (q - j.dip_rate) / (1 - j.dip_rate);
+  int kept = n;
+  j.noise = moments(true, kept);
+  if (per_run <= q / 10) {
+    j.noise = moments(false, kept);
+    j.dips_included = true;
+    per_run = q;
   }
-  if (t.min_abs > j.half_width) {
-    j.half_width = t.min_abs;
+  if (mad == 0) j.noise = 0;  // identical runs (and strays): the floor decides
+
+  // A relative share as a half width on the judging scale.
+  auto share = [&](double s) { return log ? -std::log1p(-s) : s * scale; };
+  j.fallback = n < t.min_runs;
+  if (j.fallback) {
+    j.half_width = share(t.fallback_change);
+    j.basis = Basis::kFallback;
+  } else {
+    // The baseline's centre is itself uncertain (the median of n runs).
+    j.z = t.k ? *t.k
+              : t_upper_quantile(per_run, kept - 1) * std::sqrt(1 + median_variance_factor(n));
+    j.half_width = j.z * j.noise;
+    j.basis = Basis::kNoiseBand;
+    if (share(t.min_change) > j.half_width) {
+      j.half_width = share(t.min_change);
+      j.basis = Basis::kMinChange;
+    }
+  }
+  double lo = log ? std::exp(c - j.half_width) : c - j.half_width;
+  double hi = log ? std::exp(c + j.half_width) : c + j.half_width;
+  if (t.min_abs > 0 && (higher ? centre - lo : hi - centre) < t.min_abs) {
+    (higher ? lo : hi) = higher ? centre - t.min_abs : centre + t.min_abs;
     j.basis = Basis::kMinAbs;
   }
-  j.band_low = base.centre - j.half_width;
-  j.band_high = base.centre + j.half_width;
-  const bool higher = sense == Sense::kHigherIsBetter;
-  j.limit = higher ? j.band_low : j.band_high;
+  j.band_low = lo;
+  j.band_high = hi;
+  j.limit = higher ? lo : hi;
   if (t.beyond_range) {
-    const double worst = higher ? base.min : base.max;
+    const double worst = higher ? *std::min_element(baseline.begin(), baseline.end())
+                                : *std::max_element(baseline.begin(), baseline.end());
     if (higher ? worst < j.limit : worst > j.limit) {
       j.limit = worst;
       j.basis = Basis::kBaselineRange;
     }
   }
+
   // Strictly beyond: a value on the edge is still noise.
-  if (higher ? current < j.limit : current > j.limit)
+  const double limit_scaled = !log ? j.limit : j.limit > 0 ? std::log(j.limit) : ninf;
+  if (higher ? now < limit_scaled : now > limit_scaled)
     j.outcome = Outcome::kRegressed;
-  else if (-j.worse_by > j.half_width)
+  else if (higher ? now > (log ? std::log(hi) : hi) : now < (log ? std::log(lo) : lo))
     j.outcome = Outcome::kImproved;
+
+  // How far the truth must move for every new run to land beyond the limit
+  // 9 times in 10: the distance to the limit plus one run's noise at the
+  // (0.9)^(1/m) quantile.
+  const boost::math::normal_distribution<double> normal;
+  const double z90 = boost::math::quantile(normal, std::pow(0.9, 1.0 / j.new_runs));
+  const double reach = std::fabs(limit_scaled - c) + (j.fallback ? 0 : z90 * j.noise);
+  if (log) {
+    j.detectable = higher ? -std::expm1(-reach) : std::expm1(reach);
+    j.insensitive = reach > share(t.detect);
+  } else if (scale > 0) {
+    j.detectable = reach / scale;
+    j.insensitive = j.detectable > t.detect;
+  } else {
+    // A centre of 0: a relative change means nothing. Lower is better (a
+    // count of errors): any rise beyond `reach` is caught. Higher is better:
+    // only a negative value could fail, which no figure here can take.
+    j.detectable = std::numeric_limits<double>::infinity();
+    j.insensitive = higher;
+  }
   return j;
 }
 

@@ -1,13 +1,30 @@
 #pragma once
-// The statistics of the gate: a baseline series summarised by its median and
-// a robust spread, and the rule that judges a new value against it. Pure
+// The statistics of the gate: a baseline series and the new runs of one
+// figure, and the rule that says whether the new runs regressed. Pure
 // functions of their arguments: no I/O, no clock, no randomness.
 //
-// The rule (docs/gate-rules.md): a value is a regression only when it is
-// worse than the baseline centre by more than BOTH the noise band (k x the
-// spread) and the minimum relative change (min_change x |centre|), and by
-// more than min_abs; with beyond_range, it must also be worse than every
-// baseline value (a value the healthy baseline itself produced is noise).
+// The rule (docs/gate-rules.md, "The statistics"):
+//  * Scale. A figure whose baseline values are all positive (a bandwidth, a
+//    time) is judged on the log scale, so a band is a ratio and no limit can
+//    reach zero; a figure with a zero or negative baseline value (a count of
+//    wrong elements) is judged on its own scale.
+//  * Centre and noise. The median of the baseline values; the noise of one
+//    healthy run is the standard deviation of the values within 3.5 MADs of
+//    it. Baseline values beyond that on the bad side are dips; their share
+//    is the dip rate.
+//  * A regression must show in every new run: the best of the m new runs is
+//    judged. A real loss is persistent; a dip on a busy machine is not.
+//  * Family-wise band. A gate call judges `family` figures at once; the
+//    false-alarm rate is stated per call (false_alarm, 2 %), so each figure
+//    gets false_alarm / family (Bonferroni). All m runs must land beyond the
+//    limit, so each may with q = share^(1/m); the dip rate takes its part of
+//    q first (when it takes nearly all, dips count as noise). The band's
+//    half width is Student's t for that per-run share (degrees of freedom:
+//    the runs kept, less one) times the noise, widened for the uncertainty
+//    of the baseline median; never less than min_change (and min_abs).
+//  * Detectable change. The smallest loss caught 9 times in 10 at this
+//    noise; a figure that cannot catch a loss of `detect` (20 %) is flagged
+//    insensitive rather than passing silently.
 // With fewer than min_runs baseline values the spread is not trusted: the
 // stated fallback is a relative change of fallback_change.
 //
@@ -43,6 +60,7 @@ double median(std::span<const double> values);
 // kMadScale x median(|x - centre|); 0 for one value. Same preconditions.
 double scaled_mad(std::span<const double> values, double centre);
 
+// A summary in the figure's own unit, for display: median, scaled MAD, range.
 struct Spread {
   double centre = 0;  // median
   double spread = 0;  // scaled MAD
@@ -53,16 +71,25 @@ struct Spread {
 // Throws std::invalid_argument as median() does.
 Spread summarize(std::span<const double> values);
 
-// Defaults measured on a loaded 2-core VM (bench/README.md, gate_noise):
-// single runs on an unchanged link dipped 15-25 % at one size now and then,
-// so 10 % gave false alarms; a 20 % slower link is still caught.
+// The variance of the median of m values, in units of one value's variance:
+// 1 for one value, 1/2 for two (their mean), pi/(2m) from three on (the
+// median's asymptotic efficiency).
+double median_variance_factor(int m);
+
+// The upper quantile of Student's t with df degrees of freedom: the t with
+// P(T > t) = p. df < 1 is taken as 1. Throws std::invalid_argument for p
+// outside (0, 1).
+double t_upper_quantile(double p, int df);
+
 struct Thresholds {
-  double k = 4;                   // noise band = k x spread
-  double min_change = 0.15;       // and beyond this share of |centre|
-  double min_abs = 0;             // and beyond this, in the metric's unit
-  bool beyond_range = true;       // and worse than the worst baseline value
+  double false_alarm = 0.02;      // per gate call, shared by its judged figures
+  std::optional<double> k;        // a fixed band of k spreads instead of the derived one
+  double min_change = 0.10;       // never flag a smaller relative change
+  double min_abs = 0;             // and never one smaller than this, in the figure's unit
+  bool beyond_range = false;      // also require worse than every baseline run
   int min_runs = 5;               // fewer baseline values: the fallback
   double fallback_change = 0.25;  // the fallback's relative change
+  double detect = 0.20;           // the loss a figure must be able to catch
 };
 
 enum class Outcome { kWithin, kRegressed, kImproved };
@@ -72,24 +99,43 @@ std::string_view to_string(Outcome o);
 enum class Basis { kNoiseBand, kMinChange, kMinAbs, kFallback, kBaselineRange };
 std::string_view to_string(Basis b);
 
+enum class Scale { kLog, kLinear };
+std::string_view to_string(Scale s);
+
 struct Judgement {
   Outcome outcome = Outcome::kWithin;
-  double current = 0;                  // the value judged
-  double worse_by = 0;                 // in the metric's unit; > 0 is worse, < 0 better
+  Scale scale = Scale::kLog;
+  double centre = 0;                   // the baseline's median, in the figure's unit
+  double current = 0;                  // the value judged: the best of the new runs
+  int new_runs = 0;                    // how many new values it is the best of
+  double worse_by = 0;                 // in the figure's unit; > 0 is worse, < 0 better
   double change = 0;                   // (current - centre) / |centre|; NaN when centre is 0
-  double half_width = 0;               // the band is centre -/+ half_width
-  double band_low = 0, band_high = 0;  // centre -/+ half_width
+  double z = 0;                        // the band's half width in spreads of one run
+  double noise = 0;                    // spread of one healthy run, on the judging scale
+  int dips = 0;                        // baseline runs that dipped beyond 3.5 MADs
+  double dip_rate = 0;                 // their share, estimated (Jeffreys: (dips + 0.5) / (n + 1))
+  bool dips_included = false;          // dips were too frequent to set apart: in the noise
+  double half_width = 0;               // on the judging scale (a log ratio, or the unit)
+  double band_low = 0, band_high = 0;  // in the figure's unit
   double limit = 0;                    // regression strictly beyond this, on the bad side
   bool fallback = false;               // too few baseline values for the spread
   Basis basis = Basis::kNoiseBand;
+  // The smallest relative change in the bad direction (a drop for higher is
+  // better, a rise for lower is better) caught 9 times in 10; +inf when the
+  // centre is 0 on the linear scale.
+  double detectable = 0;
+  bool insensitive = false;  // detectable is beyond `detect`
 };
 
-// Judges `current` against a baseline summary with n >= 1. Throws
-// std::invalid_argument when base.n < 1, current is not finite, or a
-// threshold is negative or NaN.
-Judgement judge(Sense sense, const Spread& base, double current, const Thresholds& t);
+// Judges the best of `current` against the `baseline` values, in a gate
+// call that judges `family` figures. Throws std::invalid_argument when either
+// span is empty, a value is not finite, family < 1, or a threshold is out of
+// range (threshold_problem()).
+Judgement judge(Sense sense, std::span<const double> baseline, std::span<const double> current,
+                const Thresholds& t, int family = 1);
 
-// Checks a Thresholds for sane values; returns what is wrong or "".
+// Checks a Thresholds for sane values; returns what is wrong or "". The text
+// starts with the key's name.
 std::string threshold_problem(const Thresholds& t);
 
 }  // namespace hn::gate

@@ -9,13 +9,26 @@ namespace {
 constexpr CatalogEntry kEntries[] = {
     {"GATE-METRIC", Layer::kL3, "figure within the baseline's noise band",
      "{name} {value} {unit} ({change}) vs baseline {centre}: {verdict}, band {band_low} .. "
-     "{band_high} ({basis}; {n} baseline run(s), {runs} new)",
+     "{band_high} ({scale} scale, {basis}; {n} baseline run(s), {runs} new; catches {detectable})",
      "{name} regressed: {value} {unit} ({change}) vs baseline {centre} {unit}, {sense}; noise "
-     "ends at {edge} ({basis}; {n} baseline run(s), {runs} new)",
+     "ends at {edge} ({scale} scale, {basis}; {n} baseline run(s), {runs} new)",
      "Something made this figure worse since the baseline: a driver, firmware, switch or profile "
      "change, or a degraded node. Compare a baseline snapshot with a new one (`hnprecheck diff`) "
      "and re-run to rule out a one-off. If the change is intended, build a new baseline with "
      "`hnprecheck gate baseline`. Rule applied: {rule}."},
+    {"GATE-METRIC-INSENSITIVE", Layer::kL3, "figure can catch the loss the gate is for",
+     "{identity} can catch a loss of {detect}",
+     "{name} could lose {detect} and still pass: with this baseline it catches only {detectable} "
+     "(9 times in 10) because {why}",
+     "Make the figure able to fail: gate 3 new runs at once (a loss must show in each, a dip "
+     "rarely does), record more baseline runs (10 or more), quieten the machine while measuring, "
+     "or drop the figure (ignore = true) if it cannot be measured steadily here. Rule applied: "
+     "{rule}."},
+    {"GATE-MACHINE", Layer::kL7, "run measured on the baseline's machine",
+     "{host} is the machine the baseline measured", "{how}",
+     "A figure measured on another host, CPU, kernel or NIC is not the same measurement: build "
+     "the baseline on the machine the gate judges (one baseline per machine type), or rebuild "
+     "it after an intended upgrade."},
     {"GATE-METRIC-MISSING", Layer::kL3, "every baseline figure was measured again",
      "{identity} was measured again",
      "{name} is in the baseline ({n} run(s), centre {centre} {unit}) but no new run measured "

@@ -152,6 +152,28 @@ Certificate read(const json& doc) {
       if (!ranks[k].is_number_integer()) reject(at(w, item("ranks", k)), "must be an integer");
       h.ranks.push_back(ranks[k].get<int>());
     }
+    if (hosts[i].contains("machine")) {
+      const std::string mw = at(w, "machine");
+      const json& m = hosts[i]["machine"];
+      if (!m.is_object()) reject(mw, "must be an object");
+      CertificateMachine cm;
+      cm.cpu = text(m, "cpu", mw);
+      cm.kernel = text(m, "kernel", mw);
+      const json& nics = array(m, "nics", mw);
+      for (std::size_t k = 0; k < nics.size(); ++k) {
+        const std::string nw = at(mw, item("nics", k));
+        MachineNic n;
+        n.name = text(nics[k], "name", nw);
+        n.driver = text(nics[k], "driver", nw);
+        const json& sp = member(nics[k], "speed_mbps", nw);
+        if (!sp.is_null()) {
+          if (!sp.is_number_integer()) reject(at(nw, "speed_mbps"), "must be an integer or null");
+          n.speed_mbps = sp.get<long long>();
+        }
+        cm.nics.push_back(std::move(n));
+      }
+      h.machine = std::move(cm);
+    }
     c.hosts.push_back(std::move(h));
   }
   c.started_unix_ms = time_field(doc, "started", "");
@@ -275,8 +297,22 @@ std::string render_certificate(const Certificate& c) {
   doc["world"] = c.world;
   ordered_json hosts = ordered_json::array();
   for (const auto& h : c.hosts)
-    hosts.push_back(
-        {{"name", to_valid_utf8(h.name)}, {"node", to_valid_utf8(h.node)}, {"ranks", h.ranks}});
+  {
+    ordered_json j = {
+        {"name", to_valid_utf8(h.name)}, {"node", to_valid_utf8(h.node)}, {"ranks", h.ranks}};
+    if (h.machine) {
+      ordered_json nics = ordered_json::array();
+      for (const auto& n : h.machine->nics)
+        nics.push_back({{"name", to_valid_utf8(n.name)},
+                        {"driver", to_valid_utf8(n.driver)},
+                        {"speed_mbps", n.speed_mbps ? ordered_json(*n.speed_mbps)
+                                                    : ordered_json(nullptr)}});
+      j["machine"] = {{"cpu", to_valid_utf8(h.machine->cpu)},
+                      {"kernel", to_valid_utf8(h.machine->kernel)},
+                      {"nics", std::move(nics)}};
+    }
+    hosts.push_back(std::move(j));
+  }
   doc["hosts"] = std::move(hosts);
   doc["started"] = format_iso8601_ms(c.started_unix_ms);
   doc["finished"] = format_iso8601_ms(c.finished_unix_ms);

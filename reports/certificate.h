@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,10 +53,24 @@ CertVerdict verdict_for(const std::vector<Finding>& findings, bool strict);
 // not_certified, 3 incomplete.
 int exit_code_of(CertVerdict v, bool strict);
 
+// What the host is, so that `gate` can tell a run on another machine from a
+// regression: the CPU model, the kernel release and the device-backed NICs.
+struct MachineNic {
+  std::string name, driver;
+  std::optional<long long> speed_mbps;  // none while the link reports no speed
+  bool operator==(const MachineNic&) const = default;
+};
+struct CertificateMachine {
+  std::string cpu, kernel;
+  std::vector<MachineNic> nics;
+  bool operator==(const CertificateMachine&) const = default;
+};
+
 struct CertificateHost {
   std::string name;        // gethostname() of the host
   std::string node;        // the profile node it was identified as ("" if none)
   std::vector<int> ranks;  // the job ranks on it
+  std::optional<CertificateMachine> machine;  // absent in certificates before it was recorded
   bool operator==(const CertificateHost&) const = default;
 };
 

@@ -191,8 +191,9 @@ void judge_rows(Coordinator& co, const std::string& plane, const json& rows, int
                     {"bytes", std::to_string(row->at("size").get<std::size_t>())}};
         m.value = row->at(name).get<double>();
         m.unit = std::string(name) == "busbw" ? "GB/s" : "us";
-        m.better =
-            std::string(name) == "busbw" ? reports::Better::kHigher : reports::Better::kLower;
+        // One verdict per measurement: busbw is judged; the time is the same
+        // transfer seen reciprocally, shown but not judged a second time.
+        m.better = std::string(name) == "busbw" ? reports::Better::kHigher : reports::Better::kNone;
         out.metrics.push_back(m);
       }
     }

@@ -9,6 +9,7 @@
 
 #include "compat/input_error.h"
 #include "preflight/certify/phases.h"
+#include "preflight/machine_identity.h"
 #include "preflight/report_output.h"
 #include "probes/model/model_options.h"
 #include "probes/node_context.h"
@@ -32,17 +33,46 @@ Hello local_hello() {
   struct stat st {};
   std::string netns = stat("/proc/self/ns/net", &st) == 0 ? std::to_string(st.st_ino) : "?";
   h.host_key = h.hostname + "|" + boot + "|" + netns;
+  h.machine = machine_identity();
   return h;
 }
 
 std::string hello_to_json(const Hello& h) {
-  return json{{"hostname", h.hostname}, {"key", h.host_key}}.dump();
+  return json{{"hostname", h.hostname}, {"key", h.host_key}, {"machine", h.machine}}.dump();
 }
 
 Hello hello_from_json(const std::string& text) {
   json j = parse_message(text);
-  return {j.at("hostname").get<std::string>(), j.at("key").get<std::string>()};
+  return {j.at("hostname").get<std::string>(), j.at("key").get<std::string>(),
+          j.value("machine", json())};
 }
+
+namespace {
+
+// A peer's identity as the certificate records it; nothing when the peer
+// sent none or sent something malformed (an identity is evidence, not a
+// reason to fail the run).
+std::optional<reports::CertificateMachine> machine_of(const json& m) {
+  if (!m.is_object()) return std::nullopt;
+  try {
+    reports::CertificateMachine out;
+    out.cpu = m.value("cpu", "");
+    out.kernel = m.value("kernel", "");
+    for (const auto& n : m.value("nics", json::array())) {
+      reports::MachineNic nic;
+      nic.name = n.value("name", "");
+      nic.driver = n.value("driver", "");
+      if (n.contains("speed_mbps") && n["speed_mbps"].is_number_integer())
+        nic.speed_mbps = n["speed_mbps"].get<long long>();
+      out.nics.push_back(std::move(nic));
+    }
+    return out;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
 
 JobPlan build_plan(const std::vector<Hello>& hellos, const formats::Profile& profile) {
   JobPlan plan;
@@ -54,6 +84,7 @@ JobPlan build_plan(const std::vector<Hello>& hellos, const formats::Profile& pro
       h.name = hellos[r].hostname;
       h.key = hellos[r].host_key;
       if (const auto* n = probes::identify_node(profile, h.name)) h.node = n->name;
+      h.machine = machine_of(hellos[r].machine);
       plan.hosts.push_back(std::move(h));
     }
     plan.hosts[static_cast<std::size_t>(it->second)].ranks.push_back(static_cast<int>(r));

@@ -8,6 +8,7 @@
 // covers more hosts than declared). Two hosts that resolve to one node are
 // not an input error but a finding of the cross_host phase.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace hn::preflight::certify {
 struct Hello {
   std::string hostname;
   std::string host_key;
+  nlohmann::json machine;  // preflight/machine_identity.h; null from an older peer
 };
 
 // This process's hello: gethostname(), and the key hostname|boot id|netns.

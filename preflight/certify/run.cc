@@ -211,7 +211,7 @@ class CoordinatorRun {
     c.profile_sha256 = o_.profile_sha256;
     c.launcher = o_.launcher;
     c.world = control_.world();
-    for (const auto& h : co_.plan.hosts) c.hosts.push_back({h.name, h.node, h.ranks});
+    for (const auto& h : co_.plan.hosts) c.hosts.push_back({h.name, h.node, h.ranks, h.machine});
     c.not_covered = coverage(c.phases);
     c.metrics = std::move(co_.metrics);
     c.findings = std::move(co_.findings);

@@ -17,6 +17,7 @@
 #include "preflight/certify/control.h"
 #include "preflight/certify/host_agent.h"
 #include "probes/plane_consistency.h"
+#include "reports/certificate.h"
 #include "reports/finding.h"
 #include "reports/measurement.h"
 #include "stack/l3_comm/communicator.h"
@@ -61,6 +62,7 @@ struct HostEntry {
   std::string key;   // hostname, boot id and network namespace: one network host
   std::string node;  // the profile node it is ("" when the profile lists none)
   std::vector<int> ranks;
+  std::optional<reports::CertificateMachine> machine;  // from its first rank's hello
 };
 
 // Which ranks are on which host, in order of each host's first rank; the

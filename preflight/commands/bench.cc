@@ -14,6 +14,7 @@
 #include "preflight/command.h"
 #include "preflight/commands/bench_links.h"
 #include "preflight/commands/commands.h"
+#include "preflight/machine_identity.h"
 #include "preflight/report_output.h"
 #include "reports/atomic_file.h"
 #include "reports/bench_html.h"
@@ -209,6 +210,7 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
   nlohmann::json j = {{"tool", "hnprecheck"},
                       {"command", "bench"},
                       {"version", tool_version()},
+                      {"machine", machine_identity()},
                       {"op", drivers::to_string(p.cfg.op)},
                       {"ranks", c.size()},
                       {"transport", comm::to_string(c.transport())},

@@ -49,10 +49,10 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
   int judged = 0, informational = 0, fallback = 0;
   std::vector<std::string> unknown, outliers;
   const gate::Thresholds defaults;
-  // A run the gate itself would call a regression: with beyond_range it
-  // widens what gate tolerates for that figure, so the user should know.
-  gate::Thresholds band_only = defaults;
-  band_only.beyond_range = false;
+  // A baseline run the gate itself would call a regression: the median and
+  // MAD ignore it, but it says the machine was not quiet (or not healthy)
+  // while the baseline was recorded.
+  const gate::Thresholds band_only = defaults;
   for (const auto& m : b.metrics) {
     if (!m.stated) {
       unknown.push_back(reports::identity(m.measurement));
@@ -70,7 +70,8 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
     }
     const gate::Spread s = *m.summary();
     for (std::size_t i = 0; i < m.values.size(); ++i)
-      if (gate::judge(*sense, s, m.values[i], band_only).outcome == gate::Outcome::kRegressed)
+      if (gate::judge(*sense, m.values, std::span<const double>(&m.values[i], 1), band_only)
+              .outcome == gate::Outcome::kRegressed)
         outliers.push_back(reports::identity(m.measurement) + " in " + b.runs[m.runs[i]].source +
                            ": " + gate::format_value(m.values[i]) + " vs median " +
                            gate::format_value(s.centre));
@@ -86,9 +87,8 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
        << gate::format_percent(defaults.fallback_change) << ")\n";
   if (!outliers.empty()) {
     os << "  note: " << outliers.size()
-       << " value(s) lie beyond their figure's noise band; a regression must be worse than the "
-          "worst "
-          "baseline run, so drop a run that was not healthy and build the baseline again:\n";
+       << " value(s) lie beyond their figure's noise band (the median and MAD ignore them, but "
+          "a run that was not healthy is better dropped and the baseline built again):\n";
     for (std::size_t i = 0; i < outliers.size() && i < 5; ++i) os << "    " << outliers[i] << "\n";
     if (outliers.size() > 5) os << "    ... and " << outliers.size() - 5 << " more\n";
   }
@@ -191,12 +191,14 @@ Command gate() {
   c.details =
       "A run is a certificate (certify), the JSON of bench, a JSON report (node) or a snapshot;\n"
       "the kind is recognised by content. `gate baseline` keeps every figure of the runs with\n"
-      "its median and robust spread (MAD x 1.4826), every check's status and each host's\n"
-      "snapshot. `gate` compares new runs with it: a figure regresses only when it is worse than\n"
-      "the baseline median by more than k x spread AND min_change x median AND worse than every\n"
-      "baseline run (defaults k = 4, min_change = 15%; with fewer than 5 baseline values a stated\n"
-      "fallback of 25% applies);\n"
-      "with several new runs their median is judged. A check that held in the baseline and\n"
+      "its values, every check's status and each host's snapshot. `gate` judges the median of\n"
+      "the new runs on a log scale against the baseline's median and robust spread (MAD x\n"
+      "1.4826): a band from Student's t for 2% false alarms per call shared by all judged\n"
+      "figures, never narrower than 10%; each figure states the smallest loss it catches and\n"
+      "is GATE-METRIC-INSENSITIVE when that is over 20%. Recommended: a baseline of 10 runs, 3\n"
+      "new runs per call (fewer than 5 baseline values: a stated 25% fallback). Runs of another\n"
+      "op, rank count, transport or sizes are exit 2; a run on another machine is flagged\n"
+      "(GATE-MACHINE). A check that held in the baseline and\n"
       "warns or fails now is a regression; one that already failed is reported as still\n"
       "failing. Snapshot differences are classified by impact (profiles/gate/drift.toml).\n"
       "Anything in the baseline that the new runs lack is a finding. Rules: docs/gate-rules.md.";

@@ -52,7 +52,7 @@ k = 8
 name = "bench.*"
 min_change = 0.2
 fallback_change = 0.4
-beyond_range = false
+beyond_range = true
 
 [[check]]
 code = "HW-TEMP"
@@ -84,8 +84,8 @@ why = "docker bridges come and go"
   REQUIRE(second);
   CHECK(r.thresholds(second).min_change == 0.2);
   CHECK(r.thresholds(second).k == 5);
-  CHECK_FALSE(r.thresholds(second).beyond_range);
-  CHECK(r.thresholds(first).beyond_range);
+  CHECK(r.thresholds(second).beyond_range);
+  CHECK_FALSE(r.thresholds(first).beyond_range);  // the default: no worst-run floor
   CHECK(r.metric_rule(m("collective.busbw")) == nullptr);
   CHECK(r.thresholds(nullptr).k == 5);
 

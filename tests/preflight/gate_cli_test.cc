@@ -84,21 +84,45 @@ TEST_CASE("gate cli: unchanged runs pass, a 30 % slower size fails with exit 1")
   CHECK(extra["baseline"]["runs"] == 6);
 }
 
-TEST_CASE("gate cli: a size missing from the new run fails, a rules file can make it a warning") {
+TEST_CASE("gate cli: a bench run of other sizes, op, ranks or transport is not comparable (exit 2)") {
   TempDir dir;
   const std::string base = bench_baseline(dir);
   json doc = json::parse(bench_run(0.0));
   doc["rows"].erase(2);  // drop the 1 MiB row
   const std::string run = dir.write("short.json", doc.dump());
   auto r = run_hnprecheck({"gate", "--baseline", base, "--json", "-", run});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("short.json") && Catch::Contains("lacks sizes it has [1048576]"));
+  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+           {"op", "allgather"}, {"ranks", 4}, {"transport", "tcp"}}) {
+    json other = json::parse(bench_run(0.0));
+    other[key] = value;
+    const std::string path = dir.write("other-" + key + ".json", other.dump());
+    auto o = run_hnprecheck({"gate", "--baseline", base, path});
+    INFO(key);
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("not comparable with the baseline"));
+  }
+}
+
+TEST_CASE("gate cli: a figure missing from a new certificate fails, a rules file can make it a warning") {
+  TempDir dir;
+  auto b = run_hnprecheck(
+      {"gate", "baseline", "--out", dir.path() + "/base.json", kFixtures + "certificate-demo.json"});
+  REQUIRE(b.exit_code == 0);
+  json doc = json::parse(read_file(kFixtures + "certificate-demo.json"));
+  REQUIRE(doc["metrics"].size() > 1);
+  // collective.busbw{bytes=67108864,op=allreduce,plane=param0}
+  const std::string dropped = "bytes=67108864,op=allreduce";
+  doc["metrics"].erase(0);
+  const std::string run = dir.write("short.json", doc.dump());
+  auto r = run_hnprecheck({"gate", "--baseline", dir.path() + "/base.json", "--json", "-", run});
   CHECK(r.exit_code == 1);
-  CHECK(status_of(findings_of(r.out), "GATE-METRIC-MISSING", "bytes=1048576") == "FAIL");
+  CHECK(status_of(findings_of(r.out), "GATE-METRIC-MISSING", dropped) == "FAIL");
   const std::string rules = dir.write("rules.toml", "version = 1\n[missing]\nmetric = \"warn\"\n");
-  auto w = run_hnprecheck({"gate", "--baseline", base, "--rules", rules, "--json", "-", run});
-  CHECK(w.exit_code == 0);
-  CHECK(status_of(findings_of(w.out), "GATE-METRIC-MISSING", "bytes=1048576") == "WARN");
-  auto strict = run_hnprecheck({"gate", "--baseline", base, "--rules", rules, "--strict", run});
-  CHECK(strict.exit_code == 1);
+  auto w = run_hnprecheck(
+      {"gate", "--baseline", dir.path() + "/base.json", "--rules", rules, "--json", "-", run});
+  CHECK(status_of(findings_of(w.out), "GATE-METRIC-MISSING", dropped) == "WARN");
 }
 
 TEST_CASE("gate cli: certificate checks and snapshot drift") {

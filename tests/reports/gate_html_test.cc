@@ -52,6 +52,8 @@ Report report() {
                                      {"sense", "higher is better"},
                                      {"edge", "9"},
                                      {"basis", "min change 10%"},
+                                     {"scale", "log"},
+                                     {"detectable", "a drop of 12%"},
                                      {"n", "3"},
                                      {"runs", "1"},
                                      {"rule", "defaults"}}));
