@@ -458,6 +458,20 @@ Comparison compare(const Baseline& baseline, const std::vector<Run>& runs, const
       m.judgement = judge(*sense_of(m.measurement.better), m.baseline_values, m.values,
                           m.thresholds, out.family);
   out.checks = compare_checks(baseline, runs, rules);
+  std::set<std::string> used;
+  for (const auto& m : out.metrics) used.insert(m.rule);
+  for (const auto& c : out.checks) used.insert(c.rule);
+  for (const auto& r : rules.metrics)
+    if (!used.count(r.origin)) {
+      std::string labels;
+      for (const auto& [k, v] : r.labels) labels += (labels.empty() ? "" : ", ") + k + " = \"" + v + "\"";
+      out.unused_rules.push_back(r.origin + " [[metric]] name = \"" + r.name + "\"" +
+                                 (labels.empty() ? "" : ", labels { " + labels + " }"));
+    }
+  for (const auto& r : rules.checks)
+    if (!used.count(r.origin))
+      out.unused_rules.push_back(r.origin + " [[check]] code = \"" + r.code + "\", entity = \"" +
+                                 r.entity + "\", host = \"" + r.host + "\"");
   compare_states(baseline, runs, rules, out);
   return out;
 }

@@ -102,6 +102,9 @@ struct MachineResult {
 
 struct Comparison {
   int family = 0;  // figures judged together: the false-alarm rate is shared among them
+  // Rules of the rules file that matched nothing: a typo in a name or label
+  // would otherwise leave a rule that silently does nothing.
+  std::vector<std::string> unused_rules;  // "rules.toml:12 [[metric]] name = ..."
   std::vector<MachineResult> machines;
   std::vector<MetricResult> metrics;  // baseline identities, then new ones
   std::vector<CheckResult> checks;

@@ -299,6 +299,11 @@ std::vector<Finding> gate_findings(const Comparison& c) {
     if (!f.code.empty()) out.push_back(std::move(f));
   };
   for (const auto& m : c.machines) add(machine_finding(m));
+  for (const auto& rule : c.unused_rules) {
+    Finding f = reports::make_finding("GATE-RULE-UNUSED", Status::kWarn, rule, {{"rule", rule}});
+    f.layer = reports::Layer::kL7;
+    add(std::move(f));
+  }
   for (const auto& m : c.metrics) {
     add(metric_finding(m));
     if (m.judgement && m.judgement->insensitive) add(insensitive_finding(m));

@@ -24,6 +24,11 @@ constexpr CatalogEntry kEntries[] = {
      "rarely does), record more baseline runs (10 or more), quieten the machine while measuring, "
      "or drop the figure (ignore = true) if it cannot be measured steadily here. Rule applied: "
      "{rule}."},
+    {"GATE-RULE-UNUSED", Layer::kL7, "every rule of the rules file matches something",
+     "{rule} matches a figure or check", "{rule} matches no figure or check of the baseline or "
+     "the new runs: it changes nothing",
+     "Correct its name, labels, code or entity (the figure identities are in `gate --json`, "
+     "extra.gate.metrics[].identity), or delete it."},
     {"GATE-MACHINE", Layer::kL7, "run measured on the baseline's machine",
      "{host} is the machine the baseline measured", "{how}",
      "A figure measured on another host, CPU, kernel or NIC is not the same measurement: build "

@@ -92,16 +92,29 @@ std::vector<Invocation> invocations() {
   return out;
 }
 
+// The batch script's own set-up lines a gate line relies on (the optional
+// --prometheus array), as written in the script.
+std::string slurm_setup() {
+  std::string out;
+  std::istringstream in(read_file(kExamples + "slurm-nightly.sbatch"));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("prometheus=", 0) == 0 || line.rfind("if [ -d \"$TEXTFILE\" ]", 0) == 0)
+      out += line + "\n";
+  return out;
+}
+
 // Runs `line` with bash in `dir`, hnprecheck on PATH and the variables the
 // examples use (GitHub's step summary, the batch script's own variables).
-hn::test::ProcessResult sh(const std::string& dir, const std::string& line) {
+hn::test::ProcessResult sh(const std::string& dir, const std::string& line,
+                           const std::string& textfile = "/textfile") {
   const std::string bin = fs::path(HN_BINARY).parent_path().string();
   const std::string state = dir + "/state";
   return run_process(
       {"/bin/bash", "-c", "cd \"$WORK\" && " + line}, 60,
       {"WORK=" + dir, "PATH=" + bin + ":/usr/bin:/bin", "HNPRECHECK=" + std::string(HN_BINARY),
        "GITHUB_STEP_SUMMARY=" + dir + "/summary.md", "STATE=" + state, "NIGHT=2026-12-01",
-       "REPORTS=" + state + "/reports/2026-12-01", "TEXTFILE=" + dir + "/textfile",
+       "REPORTS=" + state + "/reports/2026-12-01", "TEXTFILE=" + dir + textfile,
        "PROFILE=" + dir + "/cluster/profile.yaml"});
 }
 
@@ -131,9 +144,13 @@ TEST_CASE("ci examples: the YAML parses and has the jobs the README describes") 
         step["uses"].as<std::string>().rfind("mikepenz/action-junit-report", 0) == 0)
       junit = true;
   CHECK(junit);
+  // The JUnit action publishes a check run: the job's token needs checks: write.
+  CHECK(gh["jobs"]["certify-and-gate"]["permissions"]["checks"].as<std::string>() == "write");
   YAML::Node gl = YAML::LoadFile(kExamples + "gitlab-ci.yml");
   CHECK(gl["stages"].size() == 2);
   CHECK(gl["gate"]["needs"][0].as<std::string>() == "certify");
+  // A failed certification is gated too (needs alone would skip the gate).
+  CHECK(gl["gate"]["when"].as<std::string>() == "always");
   CHECK(gl["gate"]["artifacts"]["reports"]["junit"].as<std::string>() == "gate-junit.xml");
   CHECK(gl["certify"]["artifacts"]["reports"]["junit"].as<std::string>() == "certify-junit.xml");
 }
@@ -209,9 +226,18 @@ TEST_CASE("ci examples: every gate command line is valid and runs as written") {
     dir.write("state/runs/2026-12-01.json", certificate(f));
     for (const auto& i : invocations()) {
       if (i.command != "gate" || i.args.find(" baseline ") == 0) continue;
-      auto r = sh(dir.path(), "hnprecheck gate" + i.args);
-      INFO(i.where << ": hnprecheck gate" << i.args << "\n" << r.out << r.err);
+      const bool slurm = i.where.rfind("slurm", 0) == 0;
+      const std::string line = (slurm ? slurm_setup() : "") + "hnprecheck gate" + i.args;
+      auto r = sh(dir.path(), line);
+      INFO(i.where << ": " << line << "\n" << r.out << r.err);
       CHECK(r.exit_code == (f == 1.0 ? 0 : 1));  // a 30 % slower cluster fails the pipeline
+      if (slurm) {
+        // A login node without node_exporter's textfile directory: the
+        // gate still runs and judges (no --prometheus), it does not exit 2.
+        auto no_dir = sh(dir.path(), line, "/no-such-textfile-dir");
+        INFO(no_dir.err);
+        CHECK(no_dir.exit_code == (f == 1.0 ? 0 : 1));
+      }
     }
   }
   CHECK_THAT(read_file(dir.path() + "/summary.md"), Catch::Contains("GATE-METRIC"));
