@@ -2,6 +2,7 @@
 // codes, injected regressions caught, bad input named, and every output
 // format (CTRF's baseline, Prometheus bands, the HTML page).
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@ using hn::test::read_file;
 using hn::test::run_hnprecheck;
 using hn::test::TempDir;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -290,4 +292,35 @@ TEST_CASE("gate cli: baseline to stdout keeps stdout parseable") {
   CHECK(json::parse(r.out)["schema"] == "hnprecheck.baseline");
   CHECK_THAT(r.err, Catch::Contains("baseline -: 1 run(s) (1 bench)"));
   CHECK_THAT(r.err, Catch::Contains("fewer than 5 values"));
+}
+
+TEST_CASE("gate cli: every figure hnprecheck itself writes has a direction") {
+  // What bench, node and certify write today, not fixtures: a new figure
+  // without a direction (in its producer or profiles/gate/figures.toml)
+  // would be GATE-METRIC-UNJUDGED in every user's gate.
+  TempDir dir;
+  const std::string bench = dir.path() + "/bench.json", node = dir.path() + "/node.json",
+                    cert = dir.path() + "/cert.json";
+  auto b = run_hnprecheck({"bench", "--local-ranks", "2", "-b", "8", "-e", "64K", "-f", "64",
+                           "--iters", "2", "--warmup", "1", "--json", bench});
+  REQUIRE(b.exit_code == 0);
+  auto n = run_hnprecheck({"node", "--json", node});
+  REQUIRE(fs::exists(node));
+  auto c = run_hnprecheck({"certify", "--local-ranks", "2", "--certificate", cert, "--json",
+                           dir.path() + "/certify.json"});
+  INFO(c.out << c.err);
+  REQUIRE(fs::exists(cert));
+  auto base = run_hnprecheck({"gate", "baseline", "--out", dir.path() + "/base.json", bench, node,
+                              cert, dir.path() + "/certify.json"});
+  INFO(base.out << base.err);
+  REQUIRE(base.exit_code == 0);
+  CHECK_THAT(base.out, Catch::Contains(", 0 without a direction)"));
+  // And each records the machine it measured on.
+  for (const auto& path : {bench, cert}) {
+    const json doc = json::parse(read_file(path));
+    const json& m = doc.contains("machine") ? doc["machine"] : doc["hosts"][0]["machine"];
+    CHECK_FALSE(m["kernel"].get<std::string>().empty());
+    CHECK(m.contains("cpu"));
+    CHECK(m["nics"].is_array());
+  }
 }
