@@ -4,6 +4,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
@@ -124,6 +125,20 @@ std::string threshold_problem(const Thresholds& t) {
   return "";
 }
 
+std::vector<std::size_t> dips_of(Sense sense, std::span<const double> values) {
+  require_finite(values);
+  std::vector<double> b(values.begin(), values.end());
+  const bool log = std::all_of(b.begin(), b.end(), [](double v) { return v > 0; });
+  if (log)
+    for (double& v : b) v = std::log(v);
+  const double c = median(b), mad = scaled_mad(b, c);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (mad > 0 && (sense == Sense::kHigherIsBetter ? c - b[i] : b[i] - c) > 3.5 * mad)
+      out.push_back(i);
+  return out;
+}
+
 Judgement judge(Sense sense, std::span<const double> baseline, std::span<const double> current,
                 const Thresholds& t, int family) {
   if (baseline.empty()) throw std::invalid_argument("the baseline has no value to judge against");
@@ -178,28 +193,62 @@ Judgement judge(Sense sense, std::span<const double> baseline, std::span<const d
     const double mean = sum / kept;
     return kept > 1 ? std::sqrt(std::max(0.0, (sq - kept * mean * mean) / (kept - 1))) : 0.0;
   };
-  int dips = 0;
-  for (double v : b)
-    if (mad > 0 && (higher ? c - v : v - c) > 3.5 * mad) ++dips;
+  const int dips = static_cast<int>(dips_of(sense, baseline).size());
   // Jeffreys' estimate: ten clean baseline runs do not prove dips never
   // happen, and a busy machine's dips are what false alarms are made of.
   j.dips = dips;
   j.dip_rate = (dips + 0.5) / (n + 1);
 
   // A false alarm needs every new run beyond the limit: with m runs each may
-  // be there with q = (share)^(1/m). Dips take their part of q first; when
-  // they take most of it, they are noise like any other and stay in.
+  // be there with q = (share)^(1/m). A healthy run lands beyond a distance h
+  // from the centre either as ordinary noise (a t distribution around the
+  // centre) or as a dip: the baseline's dips are a second mode of their own
+  // (around their median, with their own spread), weighted by the dip rate.
+  // h is the smallest distance at which that mixture leaves at most q. With
+  // no dip seen, the unseen ones take their estimated share of q first, or,
+  // with no room left (one new run), are not modelled.
   const double share_of_call = t.false_alarm / family;
   const double q = std::pow(share_of_call, 1.0 / j.new_runs);
-  double per_run = (q - j.dip_rate) / (1 - j.dip_rate);
   int kept = n;
-  j.noise = moments(true, kept);
-  if (per_run <= q / 10) {
-    j.noise = moments(false, kept);
+  j.noise = mad == 0 ? 0 : moments(true, kept);
+  const double se = std::sqrt(1 + median_variance_factor(n));
+  std::vector<double> bad;  // how far each dip is beyond the centre
+  for (double v : b)
+    if (mad > 0 && (higher ? c - v : v - c) > 3.5 * mad) bad.push_back(higher ? c - v : v - c);
+  auto upper_tail = [](double x, int df) {
+    const boost::math::students_t dist(std::max(df, 1));
+    return boost::math::cdf(boost::math::complement(dist, x));
+  };
+  auto main_tail = [&](double h) {
+    if (j.noise == 0) return h > 0 ? 0.0 : 0.5;
+    return upper_tail(h / (j.noise * se), kept - 1);
+  };
+  double target = q, weight = 1;
+  std::function<double(double)> dip_tail = [](double) { return 0.0; };
+  if (!bad.empty()) {
+    const double dip_centre = median(bad);
+    // Fewer than three dips say little about their own spread: they borrow
+    // the main mode's (and its degrees of freedom).
+    double dip_noise = j.noise;
+    if (bad.size() >= 3) {
+      double m = 0, sq = 0;
+      for (double x : bad) m += x;
+      m /= static_cast<double>(bad.size());
+      for (double x : bad) sq += (x - m) * (x - m);
+      dip_noise = std::max(dip_noise, std::sqrt(sq / static_cast<double>(bad.size() - 1)));
+    }
+    const double dip_se = std::sqrt(1 + 1.0 / static_cast<double>(bad.size()));
+    const int dip_df = bad.size() >= 3 ? static_cast<int>(bad.size()) - 1 : kept - 1;
+    dip_tail = [=](double h) {
+      if (dip_noise == 0) return h > dip_centre ? 0.0 : 1.0;
+      return upper_tail((h - dip_centre) / (dip_noise * dip_se), dip_df);
+    };
+    weight = 1 - j.dip_rate;
     j.dips_included = true;
-    per_run = q;
+  } else if ((q - j.dip_rate) / (1 - j.dip_rate) > q / 10) {
+    target = (q - j.dip_rate) / (1 - j.dip_rate);
   }
-  if (mad == 0) j.noise = 0;  // identical runs (and strays): the floor decides
+  auto beyond = [&](double h) { return weight * main_tail(h) + (1 - weight) * dip_tail(h); };
 
   // A relative share as a half width on the judging scale.
   auto share = [&](double s) { return log ? -std::log1p(-s) : s * scale; };
@@ -208,10 +257,21 @@ Judgement judge(Sense sense, std::span<const double> baseline, std::span<const d
     j.half_width = share(t.fallback_change);
     j.basis = Basis::kFallback;
   } else {
-    // The baseline's centre is itself uncertain (the median of n runs).
-    j.z = t.k ? *t.k
-              : t_upper_quantile(per_run, kept - 1) * std::sqrt(1 + median_variance_factor(n));
-    j.half_width = j.z * j.noise;
+    double h = 0;
+    if (t.k) {
+      h = *t.k * j.noise;
+    } else if (beyond(0) > target) {
+      // Bisection: beyond() falls with h; widen until it is under target.
+      double lo_h = 0, hi_h = std::max({j.noise, mad, 1e-12});
+      for (int k = 0; k < 200 && beyond(hi_h) > target; ++k) hi_h *= 2;
+      for (int k = 0; k < 100; ++k) {
+        const double mid = (lo_h + hi_h) / 2;
+        (beyond(mid) > target ? lo_h : hi_h) = mid;
+      }
+      h = hi_h;
+    }
+    j.z = j.noise > 0 ? h / j.noise : 0;
+    j.half_width = h;
     j.basis = Basis::kNoiseBand;
     if (share(t.min_change) > j.half_width) {
       j.half_width = share(t.min_change);

@@ -17,11 +17,12 @@
 //  * Family-wise band. A gate call judges `family` figures at once; the
 //    false-alarm rate is stated per call (false_alarm, 2 %), so each figure
 //    gets false_alarm / family (Bonferroni). All m runs must land beyond the
-//    limit, so each may with q = share^(1/m); the dip rate takes its part of
-//    q first (when it takes nearly all, dips count as noise). The band's
-//    half width is Student's t for that per-run share (degrees of freedom:
-//    the runs kept, less one) times the noise, widened for the uncertainty
-//    of the baseline median; never less than min_change (and min_abs).
+//    limit, so each may with q = share^(1/m). A healthy run is a mixture:
+//    ordinary noise (Student's t around the median, the runs kept less one
+//    degrees of freedom, widened for the uncertainty of the median) with
+//    weight 1 - dip rate, and the baseline's dips as a mode of their own.
+//    The limit is the nearest distance at which the mixture leaves at most
+//    q; never nearer than min_change (and min_abs).
 //  * Detectable change. The smallest loss caught 9 times in 10 at this
 //    noise; a figure that cannot catch a loss of `detect` (20 %) is flagged
 //    insensitive rather than passing silently.
@@ -114,7 +115,7 @@ struct Judgement {
   double noise = 0;                    // spread of one healthy run, on the judging scale
   int dips = 0;                        // baseline runs that dipped beyond 3.5 MADs
   double dip_rate = 0;                 // their share, estimated (Jeffreys: (dips + 0.5) / (n + 1))
-  bool dips_included = false;          // dips were too frequent to set apart: in the noise
+  bool dips_included = false;          // the baseline dipped: the band lies beyond its dips
   double half_width = 0;               // on the judging scale (a log ratio, or the unit)
   double band_low = 0, band_high = 0;  // in the figure's unit
   double limit = 0;                    // regression strictly beyond this, on the bad side
@@ -126,6 +127,11 @@ struct Judgement {
   double detectable = 0;
   bool insensitive = false;  // detectable is beyond `detect`
 };
+
+// The baseline values that dipped: beyond 3.5 scaled MADs of the median on
+// the bad side, on the scale judge() uses. Indexes into `values`. Throws as
+// median() does.
+std::vector<std::size_t> dips_of(Sense sense, std::span<const double> values);
 
 // Judges the best of `current` against the `baseline` values, in a gate
 // call that judges `family` figures. Throws std::invalid_argument when either

@@ -49,10 +49,9 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
   int judged = 0, informational = 0, fallback = 0;
   std::vector<std::string> unknown, outliers;
   const gate::Thresholds defaults;
-  // A baseline run the gate itself would call a regression: the median and
-  // MAD ignore it, but it says the machine was not quiet (or not healthy)
-  // while the baseline was recorded.
-  const gate::Thresholds band_only = defaults;
+  // Baseline runs that dipped: the gate models them as a slow mode the
+  // machine has (so a new run there is not a regression), which costs the
+  // figure sensitivity; a run that was not healthy is better dropped.
   for (const auto& m : b.metrics) {
     if (!m.stated) {
       unknown.push_back(reports::identity(m.measurement));
@@ -69,9 +68,7 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
       continue;
     }
     const gate::Spread s = *m.summary();
-    for (std::size_t i = 0; i < m.values.size(); ++i)
-      if (gate::judge(*sense, m.values, std::span<const double>(&m.values[i], 1), band_only)
-              .outcome == gate::Outcome::kRegressed)
+    for (std::size_t i : gate::dips_of(*sense, m.values))
         outliers.push_back(reports::identity(m.measurement) + " in " + b.runs[m.runs[i]].source +
                            ": " + gate::format_value(m.values[i]) + " vs median " +
                            gate::format_value(s.centre));
@@ -87,8 +84,9 @@ void print_baseline_summary(std::ostream& os, const std::string& out, const gate
        << gate::format_percent(defaults.fallback_change) << ")\n";
   if (!outliers.empty()) {
     os << "  note: " << outliers.size()
-       << " value(s) lie beyond their figure's noise band (the median and MAD ignore them, but "
-          "a run that was not healthy is better dropped and the baseline built again):\n";
+       << " value(s) dipped beyond their figure's noise (3.5 MADs); the gate takes them for a "
+          "slow mode of this machine, so a loss must go beyond them. Drop a run that was not "
+          "healthy and build the baseline again:\n";
     for (std::size_t i = 0; i < outliers.size() && i < 5; ++i) os << "    " << outliers[i] << "\n";
     if (outliers.size() > 5) os << "    ... and " << outliers.size() - 5 << " more\n";
   }
