@@ -81,7 +81,12 @@ class Load:
             self.driver = None
 
 
+REUSE = False
+
+
 def bench_shm(binary, path, pin=None):
+    if REUSE and os.path.exists(path):
+        return
     args = [binary, "bench", "--local-ranks", "2", "--op", "allreduce", *SIZES, *ITERS,
             "--json", path]
     if pin:
@@ -153,6 +158,8 @@ def netns_stage(binary, args, log):
         token = os.urandom(32).hex()
 
         def run(path):
+            if REUSE and os.path.exists(path):
+                return
             port = str(30000 + random.randrange(2000))
             common = ["bench", "--op", "allreduce", *SIZES, "--iters", "10", "--warmup", "2",
                       "--transport", "tcp", "--timeout", "120"]
@@ -199,12 +206,22 @@ def main():
     ap.add_argument("--load", default="intermittent", help="intermittent | hogs:N | none")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "hnprecheck"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="gate the runs of the last session again (a changed gate, same data)")
     args = ap.parse_args()
+    global REUSE
+    REUSE = args.reuse
     if not os.access(args.bin, os.X_OK):
         raise SystemExit(f"build first: {args.bin} is missing (scripts/build.sh)")
-    shutil.rmtree(OUT, ignore_errors=True)
-    for d in ("runs", "gate", "synthetic"):
-        os.makedirs(os.path.join(OUT, d))
+    if args.reuse:
+        for d in ("gate", "synthetic"):
+            shutil.rmtree(os.path.join(OUT, d), ignore_errors=True)
+            os.makedirs(os.path.join(OUT, d))
+        args.load = "none (reused runs)"
+    else:
+        shutil.rmtree(OUT, ignore_errors=True)
+        for d in ("runs", "gate", "synthetic"):
+            os.makedirs(os.path.join(OUT, d))
     # A private copy: a rebuild during the session must not swap the binary.
     binary = os.path.join(OUT, "hnprecheck")
     shutil.copy2(args.bin, binary)
@@ -214,7 +231,7 @@ def main():
         print(s, flush=True)
         lines.append(s)
 
-    load = Load(args.load, args.seed)
+    load = Load(args.load if not args.reuse else "none", args.seed)
     started, load_before = time.time(), loadavg()
     load.start()
     try:
@@ -226,6 +243,8 @@ def main():
         baseline = os.path.join(OUT, "baseline.json")
         sh([binary, "gate", "baseline", "--out", baseline, *base])
         calls = []
+        if REUSE:
+            log("  (reusing the runs of the last session)")
         for c in range(args.calls):
             runs = [os.path.join(OUT, "runs", f"call-{c:02d}-{k}.json") for k in range(args.new)]
             for p in runs:
@@ -240,7 +259,8 @@ def main():
                 log(f"  {c + 1} calls, load average {' '.join(loadavg())}")
 
         log("stage 3a: a CPU hog pinned beside rank 1")
-        hog = subprocess.Popen(["taskset", "-c", "1", sys.executable, "-c", "while True: pass"])
+        hog = subprocess.Popen(["taskset", "-c", "1", sys.executable, "-c",
+                                "while True: pass" if not REUSE else "pass"])
         hogged = []
         try:
             for c in range(args.hog_calls):
@@ -287,6 +307,10 @@ def main():
         + "".join(f"\n  call {calls.index(c)}: exit {c['exit']}, regressed at {c['regressed']}"
                   for c in alarms))
     log(f"false alarms, 1-run protocol: {single_alarms} of {len(singles)} gate calls")
+    # Confirm on rerun: gate the first run; on exit 1, gate it with two more.
+    confirmed = sum(c["single_exits"][0] == 1 and c["exit"] == 1 for c in calls)
+    log(f"false alarms, 1 run confirmed by {args.new}: {confirmed} of {n} gate calls "
+        f"({sum(c['single_exits'][0] == 1 for c in calls)} reruns)")
     log("")
     log(f"{'size':>9} {'baseline busbw':>15} {'noise (MAD %)':>14} {'detectable (median)':>20} "
         + " ".join(f"{'loss ' + str(int(l * 100)) + '%':>9}" for l in LOSSES))
@@ -318,6 +342,7 @@ def main():
                "load_before": load_before, "load_after": load_after,
                "false_alarms": len(alarms), "calls": n,
                "false_alarms_single_run": single_alarms, "single_run_calls": len(singles),
+               "false_alarms_confirmed": confirmed,
                "sizes": table, "hog": hogged, "tcp": tcp,
                "seconds": int(time.time() - started)}
     json.dump(summary, open(os.path.join(ROOT, "build", "gate-noise.json"), "w"), indent=2)

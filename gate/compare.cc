@@ -1,6 +1,8 @@
 #include "gate/compare.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -74,6 +76,14 @@ std::optional<Better> resolve_direction(MetricResult& r, const BaselineMetric* b
     from = "the baseline";
   }
   if (nf && nf->stated) {
+    // A producer that now shows a figure without judging it (collective.time
+    // since busbw judges the transfer) against a baseline that judged it, or
+    // the reverse: informational, not a mismatch that blocks the upgrade.
+    if (dir && *dir != nf->better && (*dir == Better::kNone || nf->better == Better::kNone)) {
+      r.detail = "direction is '" + better_text(nf->better) + "' in the new runs and '" +
+                 better_text(*dir) + "' in the baseline: shown, not judged";
+      return Better::kNone;
+    }
     if (dir && *dir != nf->better) {
       r.state = MetricState::kMismatch;
       r.detail = "direction is '" + better_text(nf->better) + "' in the new runs and '" +
@@ -366,6 +376,9 @@ std::vector<MachineResult> compare_machines(const Baseline& baseline, const std:
       out.push_back({"", host, MachineState::kMixedBase, machine_difference(ids[0], ids[1])});
   std::string base_hosts;
   for (const auto& [host, ids] : base) base_hosts += (base_hosts.empty() ? "" : ", ") + host;
+  std::set<std::string> versions;
+  for (const auto& r : baseline.runs)
+    if (!r.tool_version.empty()) versions.insert(r.tool_version);
   for (const Run& run : runs) {
     // Neither side recorded one (files from before identities were kept):
     // nothing to say per run.
@@ -383,7 +396,12 @@ std::vector<MachineResult> compare_machines(const Baseline& baseline, const std:
                        "the baseline's runs are from " + base_hosts});
         continue;
       }
-      const std::string diff = machine_difference(it->second.front(), m);
+      std::string diff = machine_difference(it->second.front(), m);
+      // Another release of the tool measures with other code: flagged too.
+      if (!run.info.tool_version.empty() && !versions.empty() &&
+          !versions.count(run.info.tool_version))
+        diff += (diff.empty() ? "" : "; ") + std::string("hnprecheck ") + *versions.begin() +
+                " -> " + run.info.tool_version;
       out.push_back({run.info.source, m.host,
                      diff.empty() ? MachineState::kSame : MachineState::kDiffers, diff});
     }
@@ -451,8 +469,16 @@ Comparison compare(const Baseline& baseline, const std::vector<Run>& runs, const
     if (it != news.end()) news.erase(it);
   }
   for (const auto& [id, nf] : news) out.metrics.push_back(judge_metric(nullptr, &nf, rules));
-  // The false-alarm rate is per gate call: every judged figure gets its share.
-  for (const auto& m : out.metrics) out.family += m.state == MetricState::kJudged;
+  // The false-alarm rate is per gate call: every judged figure that can
+  // raise one gets its share. A figure whose baseline runs are all equal (a
+  // count of wrong elements that is always 0) has no noise to be mistaken
+  // for a change: it needs no share.
+  for (const auto& m : out.metrics)
+    if (m.state == MetricState::kJudged &&
+        std::adjacent_find(m.baseline_values.begin(), m.baseline_values.end(),
+                           std::not_equal_to<>()) != m.baseline_values.end())
+      ++out.family;
+  out.family = std::max(out.family, 1);
   for (auto& m : out.metrics)
     if (m.state == MetricState::kJudged)
       m.judgement = judge(*sense_of(m.measurement.better), m.baseline_values, m.values,

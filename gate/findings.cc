@@ -151,6 +151,9 @@ Finding metric_finding(const MetricResult& r) {
       p["verdict"] =
           j.outcome == Outcome::kImproved ? "improved beyond the band" : "within the band";
       p["outcome"] = std::string(to_string(j.outcome));
+      // One run cannot tell a dip of a busy machine from a loss: the stated
+      // false-alarm rate holds once two more runs confirm it.
+      p["confirm"] = j.new_runs == 1 ? "; one run: confirm it by gating it with 2 more runs" : "";
       f = reports::make_finding("GATE-METRIC",
                                 j.outcome == Outcome::kRegressed ? Status::kFail : Status::kPass,
                                 r.identity, p);

@@ -208,7 +208,9 @@ Judgement judge(Sense sense, std::span<const double> baseline, std::span<const d
   // no dip seen, the unseen ones take their estimated share of q first, or,
   // with no room left (one new run), are not modelled.
   const double share_of_call = t.false_alarm / family;
-  const double q = std::pow(share_of_call, 1.0 / j.new_runs);
+  // Runs taken one after the other share the machine's state (a burst of
+  // load spans several): they count as (m + 1) / 2 independent ones.
+  const double q = std::pow(share_of_call, 2.0 / (j.new_runs + 1));
   int kept = n;
   j.noise = mad == 0 ? 0 : moments(true, kept);
   const double se = std::sqrt(1 + median_variance_factor(n));

@@ -16,8 +16,11 @@
 //    judged. A real loss is persistent; a dip on a busy machine is not.
 //  * Family-wise band. A gate call judges `family` figures at once; the
 //    false-alarm rate is stated per call (false_alarm, 2 %), so each figure
-//    gets false_alarm / family (Bonferroni). All m runs must land beyond the
-//    limit, so each may with q = share^(1/m). A healthy run is a mixture:
+//    gets false_alarm / family (Bonferroni; figures whose baseline never
+//    varies need no share). All m runs must land beyond the limit; runs
+//    taken back to back share the machine's load, so they count as (m+1)/2
+//    independent ones: each may land there with q = share^(2/(m+1)). A
+//    healthy run is a mixture:
 //    ordinary noise (Student's t around the median, the runs kept less one
 //    degrees of freedom, widened for the uncertainty of the median) with
 //    weight 1 - dip rate, and the baseline's dips as a mode of their own.

@@ -11,7 +11,7 @@ constexpr CatalogEntry kEntries[] = {
      "{name} {value} {unit} ({change}) vs baseline {centre}: {verdict}, band {band_low} .. "
      "{band_high} ({scale} scale, {basis}; {n} baseline run(s), {runs} new; catches {detectable})",
      "{name} regressed: {value} {unit} ({change}) vs baseline {centre} {unit}, {sense}; noise "
-     "ends at {edge} ({scale} scale, {basis}; {n} baseline run(s), {runs} new)",
+     "ends at {edge} ({scale} scale, {basis}; {n} baseline run(s), {runs} new){confirm}",
      "Something made this figure worse since the baseline: a driver, firmware, switch or profile "
      "change, or a degraded node. Compare a baseline snapshot with a new one (`hnprecheck diff`) "
      "and re-run to rule out a one-off. If the change is intended, build a new baseline with "

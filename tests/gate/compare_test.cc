@@ -286,3 +286,102 @@ TEST_CASE("the same file twice in a baseline is refused") {
   Run a = run_with({fig("x", 1)});
   CHECK_THROWS_WITH(baseline_of({a, a}), Catch::Contains("same sha256"));
 }
+
+namespace {
+
+Run bench_run(const std::string& op, std::vector<long long> sizes, double busbw = 10) {
+  Run r = run_with({});
+  r.info.kind = RunKind::kBench;
+  for (long long s : sizes) {
+    Figure f = fig("bench.busbw", busbw);
+    f.measurement.labels = {{"op", op},          {"ranks", "2"},      {"transport", "shm"},
+                            {"dtype", "f32"},    {"redop", "sum"},    {"algorithm", "auto"},
+                            {"bytes", std::to_string(s)}};
+    f.measurement.phase = "bench";
+    r.figures.push_back(f);
+  }
+  return r;
+}
+
+Run on(Run r, const std::string& host, const std::string& kernel) {
+  r.info.machines = {Machine{host, "AMD EPYC", kernel, {"eth0 virtio_net"}}};
+  return r;
+}
+
+std::string input_error(const Baseline& b, const std::vector<Run>& runs) {
+  try {
+    compare(b, runs, Rules{});
+  } catch (const hn::compat::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("incomparable bench runs are bad input, naming what differs") {
+  std::vector<Run> base;
+  for (int i = 0; i < 5; ++i) base.push_back(bench_run("allreduce", {1024, 1048576}));
+  const Baseline b = baseline_of(base);
+  CHECK(input_error(b, {bench_run("allreduce", {1024, 1048576})}).empty());
+  CHECK_THAT(input_error(b, {bench_run("allgather", {1024, 1048576})}),
+             Catch::Contains("measures op allgather, ranks 2") &&
+                 Catch::Contains("not comparable"));
+  CHECK_THAT(input_error(b, {bench_run("allreduce", {1024})}),
+             Catch::Contains("lacks sizes it has [1048576]"));
+  // A run that shares nothing with the baseline at all.
+  Run other = run_with({fig("collective.busbw.other", 1)});
+  CHECK_THAT(input_error(b, {other}), Catch::Contains("shares no figure, check or snapshot"));
+}
+
+TEST_CASE("a baseline of runs that measured nothing is refused") {
+  CHECK_THROWS_AS(baseline_of({run_with({})}), hn::compat::InputError);
+}
+
+TEST_CASE("the machine a run measured on is compared with the baseline's") {
+  std::vector<Run> base;
+  for (int i = 0; i < 5; ++i) base.push_back(on(run_with({fig("collective.busbw", 10)}), "a", "6.1"));
+  const Baseline b = baseline_of(base);
+  auto state = [&](Run r) { return compare(b, {std::move(r)}, Rules{}).machines.at(0); };
+  CHECK(state(on(run_with({fig("collective.busbw", 10)}), "a", "6.1")).state == MachineState::kSame);
+  const MachineResult k = state(on(run_with({fig("collective.busbw", 10)}), "a", "6.5"));
+  CHECK(k.state == MachineState::kDiffers);
+  CHECK(k.detail == "kernel 6.1 -> 6.5");
+  CHECK(state(on(run_with({fig("collective.busbw", 10)}), "b", "6.1")).state ==
+        MachineState::kOtherHost);
+  CHECK(state(run_with({fig("collective.busbw", 10)})).state == MachineState::kUnknown);
+  // Findings: PASS on the same machine, WARN naming the difference.
+  auto fs = gate_findings(compare(b, {on(run_with({fig("collective.busbw", 10)}), "a", "6.5")}, Rules{}));
+  CHECK(finding(fs, "GATE-MACHINE").status == Status::kWarn);
+  CHECK_THAT(finding(fs, "GATE-MACHINE").message, Catch::Contains("kernel 6.1 -> 6.5"));
+  // A baseline whose own runs disagree says so.
+  base.push_back(on(run_with({fig("collective.busbw", 10)}), "a", "6.5"));
+  auto mixed = compare(baseline_of(base), {on(run_with({fig("collective.busbw", 10)}), "a", "6.1")},
+                       Rules{});
+  CHECK(mixed.machines.at(0).state == MachineState::kMixedBase);
+}
+
+TEST_CASE("a rule that matches nothing is reported") {
+  Rules rules = parse_rules("version = 1\n[[metric]]\nname = \"no.such\"\nmin_change = 0.2\n",
+                            "rules.toml");
+  Baseline b = ten("collective.busbw", {10, 10, 10, 10, 10});
+  auto c = compare(b, {run_with({fig("collective.busbw", 10)})}, rules);
+  REQUIRE(c.unused_rules.size() == 1);
+  CHECK_THAT(c.unused_rules[0], Catch::StartsWith("rules.toml:2 [[metric]] name = \"no.such\""));
+  CHECK(finding(gate_findings(c), "GATE-RULE-UNUSED").status == Status::kWarn);
+}
+
+TEST_CASE("a figure the producer now shows without judging is informational, not a mismatch") {
+  Baseline b = ten("collective.time", {5, 5, 5, 5, 5}, Better::kLower);
+  auto c = compare(b, {run_with({fig("collective.time", 9, Better::kNone)})}, Rules{});
+  CHECK(only(c).state == MetricState::kInformational);
+}
+
+TEST_CASE("an insensitive figure is said, not passed silently") {
+  // Runs that vary by a factor of two cannot catch a 20 % loss.
+  Baseline b = ten("collective.busbw", {10, 5, 14, 7, 12, 6, 11, 9, 13, 8});
+  auto fs = gate_findings(compare(b, {run_with({fig("collective.busbw", 10)})}, Rules{}));
+  CHECK(finding(fs, "GATE-METRIC").status == Status::kPass);
+  CHECK(finding(fs, "GATE-METRIC-INSENSITIVE").status == Status::kWarn);
+  CHECK_THAT(finding(fs, "GATE-METRIC-INSENSITIVE").message, Catch::Contains("could lose 20%"));
+}

@@ -155,3 +155,27 @@ TEST_CASE("the figures table is well formed and the embedded copy parses") {
           "t.toml"),
       hn::compat::InputError);
 }
+
+TEST_CASE("negative bandwidths, times and counts are bad input") {
+  std::string bench = hn::test::gate_fixture("bench-shm.json");
+  bench.replace(bench.find("\"time_us\": 11.4202"), 18, "\"time_us\": -11.42");
+  CHECK(error_of(bench).find("rows[1].time_us: is -11.42: a bench figure cannot be negative") !=
+        std::string::npos);
+  std::string cert = hn::test::gate_fixture("certificate-demo.json");
+  cert.replace(cert.find("\"value\": 11.82"), 14, "\"value\": -11.82");
+  CHECK(error_of(cert).find("metrics[0].value") != std::string::npos);
+}
+
+TEST_CASE("bench JSON and certificates carry the machine they measured on") {
+  std::string bench = hn::test::gate_fixture("bench-shm.json");
+  const auto at = bench.find('{') + 1;
+  bench.insert(at, R"("machine": {"host": "n1", "cpu": "AMD EPYC", "kernel": "6.1.0",
+    "nics": [{"name": "eth0", "driver": "mlx5_core", "speed_mbps": 100000}]},)");
+  Run r = read_run(bench, "bench.json", builtin_figures());
+  REQUIRE(r.info.machines.size() == 1);
+  CHECK(r.info.machines[0].host == "n1");
+  CHECK(r.info.machines[0].nics == std::vector<std::string>{"eth0 mlx5_core 100000 Mb/s"});
+  // Older files without it are still read.
+  CHECK(read_run(hn::test::gate_fixture("bench-shm.json"), "b.json", builtin_figures())
+            .info.machines.empty());
+}

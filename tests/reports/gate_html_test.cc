@@ -54,6 +54,7 @@ Report report() {
                                      {"basis", "min change 10%"},
                                      {"scale", "log"},
                                      {"detectable", "a drop of 12%"},
+                                     {"confirm", ""},
                                      {"n", "3"},
                                      {"runs", "1"},
                                      {"rule", "defaults"}}));
