@@ -1,5 +1,7 @@
 #include "formats/snapshot_diff.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <map>
 #include <set>
 

@@ -8,10 +8,15 @@
 // Volatile readings (byte/packet counters, available memory, temperatures)
 // differ between any two captures and are skipped unless include_volatile.
 
-#include <yaml-cpp/yaml.h>
 
 #include <string>
 #include <vector>
+
+// Callers hold the documents; the header needs only the name (yaml-cpp is
+// heavy, and gate/ includes this through gate/drift.h everywhere).
+namespace YAML {
+class Node;
+}
 
 namespace hn::formats {
 

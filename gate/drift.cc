@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "compat/toml_input.h"
+#include "compat/toml_table.h"
 #include "compat/yaml_input.h"
 #include "gate/toml_version.h"
 

@@ -26,7 +26,7 @@ done
 # pass -DCMAKE_BUILD_TYPE=RelWithDebInfo.
 if [ ! -f "$dir/CMakeCache.txt" ]; then
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+    "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
     "${defs[@]}" >/dev/null
 elif [ ${#defs[@]} -gt 0 ]; then
   cmake -S . -B "$dir" "${defs[@]}" >/dev/null
