@@ -59,9 +59,9 @@ const fs::path kRoot = HN_SOURCE_DIR;
 
 // The files whose links are checked, relative to the repository root.
 std::vector<fs::path> checked_files() {
-  std::vector<fs::path> files = {"README.md",          "ARCHITECTURE.md",     "bench/README.md",
-                                 "docs/profile.md",    "docs/install.md",     "docs/schedulers.md",
-                                 "docs/security.md",   "docs/development.md"};
+  std::vector<fs::path> files = {"README.md",        "ARCHITECTURE.md",    "bench/README.md",
+                                 "docs/profile.md",  "docs/install.md",    "docs/schedulers.md",
+                                 "docs/security.md", "docs/development.md"};
   std::set<fs::path> commands;
   for (const auto& e : fs::directory_iterator(kRoot / "docs/commands"))
     if (e.path().extension() == ".md") commands.insert(fs::relative(e.path(), kRoot));
@@ -88,8 +88,7 @@ int check_links(const fs::path& file, std::map<fs::path, std::set<std::string>>&
       const std::string anchor = hash == std::string::npos ? "" : target.substr(hash + 1);
       // The linked file, relative to the repository root (the linking file
       // itself for "#anchor").
-      fs::path linked =
-          path.empty() ? file : (file.parent_path() / path).lexically_normal();
+      fs::path linked = path.empty() ? file : (file.parent_path() / path).lexically_normal();
       REQUIRE(!linked.empty());
       CHECK(linked.string().rfind("..", 0) != 0);  // inside the repository
       CHECK(fs::exists(kRoot / linked));

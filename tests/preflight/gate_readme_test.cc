@@ -41,7 +41,8 @@ std::string transcript(const std::string& dir, const std::vector<std::string>& c
 
 TEST_CASE("readme: the gate example is the output of its commands") {
   std::string example;
-  for (const auto& b : hn::test::fenced_blocks(std::string(HN_SOURCE_DIR) + "/docs/commands/gate.md", "text"))
+  const std::string page = std::string(HN_SOURCE_DIR) + "/docs/commands/gate.md";
+  for (const auto& b : hn::test::fenced_blocks(page, "text"))
     if (b.text.rfind("$ hnprecheck gate baseline", 0) == 0) example = b.text;
   REQUIRE_FALSE(example.empty());
   std::vector<std::string> commands;

@@ -221,7 +221,8 @@ TEST_CASE("migrate cli: the example's models are what make_model writes") {
 
 TEST_CASE("migrate cli: the reference page's example report is a live run's output") {
   std::string example;
-  for (const auto& b : hn::test::fenced_blocks(std::string(HN_SOURCE_DIR) + "/docs/commands/migrate.md", "text"))
+  const std::string page = std::string(HN_SOURCE_DIR) + "/docs/commands/migrate.md";
+  for (const auto& b : hn::test::fenced_blocks(page, "text"))
     if (b.text.rfind("hnprecheck migrate  job ", 0) == 0) example = b.text;
   REQUIRE_FALSE(example.empty());
   // Run from the repository root, as docs/commands/migrate.md says, so the
