@@ -28,14 +28,14 @@ TEST_CASE("matrix: every shipped matrix parses, examples say they are examples")
                     Catch::Contains("built in: reference-cpu, example-npu"));
 }
 
-TEST_CASE("matrix: the operator matrix examples in README.md parse") {
+TEST_CASE("matrix: the operator matrix examples in docs/commands/ops.md parse") {
   int matrices = 0;
-  for (const auto& b : hn::test::fenced_blocks(HN_SOURCE_DIR "/README.md", "yaml")) {
+  for (const auto& b : hn::test::fenced_blocks(HN_SOURCE_DIR "/docs/commands/ops.md", "yaml")) {
     // Matrices have a top-level backend:; profiles are checked in profile_test.
     if (b.text.rfind("version: 1\n", 0) != 0 || b.text.find("\nbackend:") == std::string::npos)
       continue;
-    INFO("README.md line " << b.line);
-    CHECK_NOTHROW(parse_op_matrix(b.text, "README.md"));
+    INFO("docs/commands/ops.md line " << b.line);
+    CHECK_NOTHROW(parse_op_matrix(b.text, "docs/commands/ops.md"));
     ++matrices;
   }
   CHECK(matrices >= 1);

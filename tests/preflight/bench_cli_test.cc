@@ -151,7 +151,7 @@ TEST_CASE("bench: a malformed link variable exits 2, a NIC that is not here exit
 
 TEST_CASE("bench: HN_RING_SLICE_BYTES sets the TCP ring's slices - a malformed value exits 2") {
   // The override exists to re-measure the slice size on another machine
-  // (README "Tuning"): one slice and tiny slices must both stay correct.
+  // (bench/README.md "Tuning (measured)"): one slice and tiny slices must both stay correct.
   for (const char* v : {"0", "4096"}) {
     INFO(v);
     auto r = cli({"bench", "--local-ranks", "2", "--transport", "tcp", "--op", "allreduce", "-b",

@@ -2,7 +2,8 @@
 // outside as a user would (signals to the rank processes): the process exit
 // code is always 0-3 and the printed verdict's, one lost rank is one
 // CERT-RANK-LOST with its consequences as SKIPs, and a run with a stopped
-// rank ends within --timeout + 10 % + 1 s (the contract the README states).
+// rank ends within --timeout + 10 % + 1 s (the contract docs/commands/certify.md
+// states).
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,5 @@
-// The README's `hnprecheck gate` example against a live run of the same
+// The `hnprecheck gate` example of docs/commands/gate.md (the command's
+// reference page, moved there from the README) against a live run of the same
 // commands on the same files (real runs of bench/gate_noise.sh, kept in
 // tests/fixtures/gate/readme/), so the documented output cannot drift from
 // the binary. Only what differs by construction is normalised: the baseline's
@@ -24,7 +25,7 @@ std::string normalised(std::string s) {
   return s;
 }
 
-// "$ <command>" then what it printed, for each command, as the README shows it.
+// "$ <command>" then what it printed, for each command, as the page shows it.
 std::string transcript(const std::string& dir, const std::vector<std::string>& commands) {
   const std::string bin = fs::path(HN_BINARY).parent_path().string();
   std::string out;
@@ -40,7 +41,8 @@ std::string transcript(const std::string& dir, const std::vector<std::string>& c
 
 TEST_CASE("readme: the gate example is the output of its commands") {
   std::string example;
-  for (const auto& b : hn::test::fenced_blocks(std::string(HN_SOURCE_DIR) + "/README.md", "text"))
+  const std::string page = std::string(HN_SOURCE_DIR) + "/docs/commands/gate.md";
+  for (const auto& b : hn::test::fenced_blocks(page, "text"))
     if (b.text.rfind("$ hnprecheck gate baseline", 0) == 0) example = b.text;
   REQUIRE_FALSE(example.empty());
   std::vector<std::string> commands;

@@ -9,7 +9,7 @@
 //     (clamped to HCCL's minimum) -> 140 s, against a peer that never
 //     answers a SYN (a listener whose accept queue is full drops them), so
 //     the failure is a timeout.
-// Tolerance (README "Link-setup contract"): the failure comes no earlier
+// Tolerance (docs/commands/translate.md "Link-setup contract"): the failure comes no earlier
 // than the budget minus 0.2 s (clock rounding) and no later than the budget
 // plus 1 s (the 100 ms last-attempt window plus scheduling on a loaded
 // machine). The elapsed time is the stack's own (the error's "after N ms"),

@@ -219,12 +219,14 @@ TEST_CASE("migrate cli: the example's models are what make_model writes") {
   }
 }
 
-TEST_CASE("migrate cli: the README's example report is a live run's output") {
+TEST_CASE("migrate cli: the reference page's example report is a live run's output") {
   std::string example;
-  for (const auto& b : hn::test::fenced_blocks(std::string(HN_SOURCE_DIR) + "/README.md", "text"))
+  const std::string page = std::string(HN_SOURCE_DIR) + "/docs/commands/migrate.md";
+  for (const auto& b : hn::test::fenced_blocks(page, "text"))
     if (b.text.rfind("hnprecheck migrate  job ", 0) == 0) example = b.text;
   REQUIRE_FALSE(example.empty());
-  // Run from the repository root, as the README says, so the paths match.
+  // Run from the repository root, as docs/commands/migrate.md says, so the
+  // paths match.
   auto live = hn::test::run_process(
       {"/bin/sh", "-c",
        "cd '" + std::string(HN_SOURCE_DIR) + "' && exec '" + std::string(HN_BINARY) +

@@ -3,7 +3,8 @@
 //   * `srun hnprecheck bench` as a job step: ranks from SLURM_PROCID & co.;
 //   * `hnprecheck node` as the Prolog: a pass lets the job run, a fail keeps
 //     it off the node and Slurm drains the node with "Prolog error".
-// The README's "Running under schedulers / Slurm" recipes are these.
+// The README's "Running under schedulers / Slurm" recipes are these (in full
+// in docs/schedulers.md).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 

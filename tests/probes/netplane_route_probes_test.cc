@@ -187,7 +187,7 @@ TEST_CASE("routes: passing peers are summarised per route, failing ones listed u
 }
 
 TEST_CASE("routes: a plane whose address is missing skips its route checks") {
-  // README's rack7 situation: mgmt on eth0 declares 10.30.0.1, but eth0
+  // The rack7 example's situation (docs/profile.md): mgmt on eth0 declares 10.30.0.1, but eth0
   // carries another network's address and the default route.
   test::NetFixture f;
   f.profile_yaml =

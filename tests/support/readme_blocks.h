@@ -1,6 +1,7 @@
 #pragma once
-// The fenced code blocks of README.md, so tests can run every documented
-// example through the real parser and the README cannot drift from the code.
+// The fenced code blocks of a Markdown file (README.md, the reference pages
+// under docs/), so tests can run every documented example through the real
+// parser and the documentation cannot drift from the code.
 
 #include <string>
 #include <vector>
