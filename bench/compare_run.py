@@ -58,7 +58,7 @@ BOUND_PLAN = [g for g in GROUPS if g[0] > 8]
 # The glibc tunables a peer may get: no fresh mmap (and its page faults) for
 # every large temporary, and no `rep movsb` in memcpy, which on this AMD VM
 # drops to ~3 GB/s when dst - src is 1-32 bytes past a multiple of 64 (as
-# between a malloc'd buffer and a 64-byte aligned fifo slot); see README.
+# between a malloc'd buffer and a 64-byte aligned fifo slot); see bench/README.md "Tuning".
 MALLOC_TUNED = ("glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295:"
                 "glibc.cpu.x86_rep_movsb_threshold=4611686018427387904")
 MPI_ALGS = {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",

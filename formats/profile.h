@@ -1,5 +1,5 @@
 #pragma once
-// The cluster profile (version 1; README "The cluster profile"): the contract
+// The cluster profile (version 1; docs/profile.md): the contract
 // that says what a healthy node of this cluster looks like. Every section is
 // optional except `version`; absent sections mean "not checked", never a
 // guessed default. Unknown keys are rejected by name.

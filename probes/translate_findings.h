@@ -2,7 +2,7 @@
 // Turns a translation (compat::translate::Translation) into findings: one per
 // input variable, one per evaluated cross-variable rule, and one listing the
 // variables no communication library reads. Layer L3. Statuses, which decide
-// the exit code (README "translate"):
+// the exit code (docs/commands/translate.md):
 //   translated, converted, dropped without risk    PASS
 //   clamped, dropped with risk, unknown            WARN (exit 1 only with --strict)
 //   invalid (--check: breaks the range/multiple)   FAIL (exit 1)

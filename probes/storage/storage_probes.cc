@@ -64,7 +64,7 @@ std::vector<Finding> supervise(const std::string& probe_name, const formats::Mou
       error);
   if (run.end == drivers::SupervisedRun::End::kTimedOut) {
     // elapsed_ms covers the whole probe, clean-up included: what a hung
-    // mount really cost the run (the README promises timeout_s + 0.5 s).
+    // mount really cost the run (docs/commands/node.md promises timeout_s + 0.5 s).
     const long long elapsed = ms_between(start, Clock::now());
     Finding f = make_finding("STOR-MOUNT-HUNG", Status::kFail, spec.path,
                              {{"path", spec.path},

@@ -5,7 +5,7 @@
 // destination sit 16-48 bytes apart modulo 64, and a std::vector's heap block
 // starts 16 bytes into a page. With the TCP transport's receive staging in a
 // vector, a 2-rank allreduce over a veth ran 0.7-1.4 GB/s at 256 KiB-16 MiB;
-// page-aligned, 1.1-2.4 (README "Tuning"). Throws std::bad_alloc.
+// page-aligned, 1.1-2.4 (bench/README.md "Tuning"). Throws std::bad_alloc.
 
 #include <algorithm>
 #include <cstddef>

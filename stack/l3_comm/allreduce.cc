@@ -196,7 +196,7 @@ std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes) {
   }
   // shm rings already forward at piece granularity out of the cache.
   if (c.transport() == TransportKind::kShm) return 0;
-  // Measured (README "Tuning", Dec 2): 2 ranks over a veth, interleaved
+  // Measured (bench/README.md "Tuning", Dec 2): 2 ranks over a veth, interleaved
   // runs, busbw median [min-max] per slice size. 16 MiB: 96 KiB slices 3.11
   // [2.66-3.60] GB/s, 128 KiB 2.41, 192 KiB 2.14, 256 KiB 1.38 [1.32-3.43];
   // 64 MiB: 3.00 against 1.21; 1 MiB: 96 KiB 3.01 [2.58-3.19], 256 KiB 3.22
@@ -212,7 +212,7 @@ std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes) {
 }
 
 std::size_t latency_crossover_bytes([[maybe_unused]] const Communicator& c) {
-  // Measured (README "Tuning"): over TCP a ring step costs a round trip, so
+  // Measured (bench/README.md "Tuning"): over TCP a ring step costs a round trip, so
   // recursive doubling wins on small messages; from 64 KiB the ring's
   // slices pipeline and recursive doubling's whole-message exchange
   // falls behind (2 ranks over a veth: even at 64 KiB, ring 1.2x at 128 KiB,

@@ -19,7 +19,7 @@
 // direction labels make a MAC of one side useless as the other's (reflection).
 // Job id and world are sent only after the other side proved the token, and
 // each side checks them itself, so two jobs sharing a token still fail with
-// "job id mismatch". What this does not protect (README "Security"): the
+// "job id mismatch". What this does not protect (docs/security.md): the
 // traffic after the handshake (no encryption or integrity: an on-path
 // attacker can read or hijack it), and a weak token (token_problem()).
 //

@@ -34,12 +34,12 @@ struct Options {
 };
 
 // The size (bytes) below which kAuto picks recursive doubling (allreduce) or
-// a binomial tree (broadcast, reduce). Measured; see README "Tuning".
+// a binomial tree (broadcast, reduce). Measured; see bench/README.md "Tuning".
 std::size_t latency_crossover_bytes(const Communicator& c);
 
 // Ring allreduce slice size (bytes) for a message of `bytes` on this
 // communicator's transport: the ring runs on slices of about this size,
-// pipelined as a wavefront; 0 = one slice. Measured; see README "Tuning".
+// pipelined as a wavefront; 0 = one slice. Measured; see bench/README.md "Tuning".
 // HN_RING_SLICE_BYTES overrides it (for measurements); a value that is not
 // a byte count throws compat::InputError (field HN_RING_SLICE_BYTES).
 std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes);

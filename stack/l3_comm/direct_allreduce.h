@@ -6,7 +6,7 @@
 // block r of every input and one write of it into every output, with no
 // copy through the rings and no second read of a reduced block (pulling
 // each block from the rank that reduced it, as this path did until Dec 2,
-// was 2-3x slower from 256 KiB: README "Where the time goes").
+// was 2-3x slower from 256 KiB: bench/README.md "Where the time goes").
 //
 // Two small exchanges over the rings keep it safe: (1) every rank sends
 // every other rank where its buffers are, or that they are not in windows;
@@ -33,7 +33,7 @@
 namespace hn::stack::comm {
 
 // Smallest message (bytes) that tries the direct path. Measured here
-// (README "Tuning"): with 2 ranks the direct path's two exchanges beat one
+// (bench/README.md "Tuning"): with 2 ranks the direct path's two exchanges beat one
 // recursive-doubling step from 4 KiB; with more ranks (oversubscribed on a
 // 2-CPU machine, where every exchange costs a context switch) it is still
 // level or behind at 16 KiB (re-measured with the push path), so from 64 KiB.

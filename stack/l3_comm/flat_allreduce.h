@@ -5,7 +5,7 @@
 // of recursive doubling's log2(n) (plus two for a world that is not a power
 // of two), at the cost of n - 1 messages per rank and n x bytes of scratch.
 // It pays where a round is dear: ranks that outnumber the cores wait for
-// the scheduler at every round. Measured (README "Tuning"): 4 ranks on 2
+// the scheduler at every round. Measured (bench/README.md "Tuning"): 4 ranks on 2
 // CPUs, 8 B 8.0 vs 9.6 us, 4 KiB 10.4 vs 12.1 us, behind at 16 KiB; 8 ranks
 // 8 B 18 vs 24 us; level with 2 ranks, where both are one exchange, so 2
 // ranks take it only for messages that fit the mailbox (below).

@@ -25,7 +25,7 @@ void reduce_to(DType type, ReduceOp op, void* dst, const void* a, const void* b,
 // overlap). glibc's memcpy moves 4 KiB and more with `rep movsb`, which on
 // AMD Zen 3 (at least under KVM) drops from ~45 to ~3 GB/s when dst - src is
 // 1 to ~32 bytes past a multiple of 64, as between a malloc'd buffer (16 bytes
-// into a page) and a shared-memory ring (README "Tuning"); this copies with
+// into a page) and a shared-memory ring (bench/README.md "Tuning"); this copies with
 // vector loads and stores whatever the alignment.
 void copy_bytes(void* dst, const void* src, std::size_t bytes);
 

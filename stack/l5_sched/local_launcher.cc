@@ -92,7 +92,7 @@ LaunchResult launch_local(const LaunchOptions& options,
   // More ranks than CPUs: rank r on CPU r mod k, as mpirun's --bind-to
   // core:overload-allowed. Unbound, the scheduler may stack three of four
   // ranks on one CPU for a while; pinned, every CPU alternates between the
-  // same n/k ranks (README "Tuning": 8 B on 4 ranks / 2 CPUs, 9-20 us
+  // same n/k ranks (bench/README.md "Tuning": 8 B on 4 ranks / 2 CPUs, 9-20 us
   // unbound against 10-12 us pinned).
 
   // One process group led by rank 0, stdio shared with the launcher (ranks

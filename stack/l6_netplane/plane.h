@@ -1,5 +1,5 @@
 #pragma once
-// Network plane definitions (README "Planes"): what a profile declares
+// Network plane definitions (docs/profile.md "Planes"): what a profile declares
 // about one isolated network. Plain data shared by the profile reader, the L6
 // readers and the probes that judge plane binding.
 

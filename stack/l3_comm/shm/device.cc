@@ -44,7 +44,7 @@ class ShmDevice : public Device {
  public:
   ShmDevice(int rank, int world, std::size_t capacity)
       : rank_(rank), world_(world), cap_(capacity), maps_(world) {
-    // README "Tuning": 2 ms hard spin when bound, yield-spin otherwise.
+    // bench/README.md "Tuning": 2 ms hard spin when bound, yield-spin otherwise.
     policy_ = choose_spin_policy(world, std::chrono::microseconds(2000),
                                  std::chrono::microseconds(200), std::chrono::microseconds(50));
     pairs_.resize(world);

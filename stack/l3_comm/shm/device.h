@@ -20,7 +20,7 @@
 
 namespace hn::stack::comm::shm {
 
-// Ring bytes per peer (README "Tuning": measured). Every collective starts
+// Ring bytes per peer (bench/README.md "Tuning": measured). Every collective starts
 // at the front of the ring (realignment), so small messages stay in cache
 // whatever the size; deeper rings keep both sides busy on large ones, and
 // oversubscribed ranks (more ranks than cores) need the deepest, since every

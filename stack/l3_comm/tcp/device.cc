@@ -23,7 +23,7 @@ class TcpDevice : public Device {
     event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!event_) throw LinkError(LinkError::Kind::kOther, "eventfd failed", {});
     // Like MPI's progress loop: poll without blocking for a while before
-    // sleeping in the kernel (README "Tuning"). The local rank count is not
+    // sleeping in the kernel (bench/README.md "Tuning"). The local rank count is not
     // known here; 1 means "decide by binding".
     policy_ = choose_spin_policy(1, std::chrono::microseconds(200), std::chrono::microseconds(0),
                                  std::chrono::microseconds(50));
