@@ -1,7 +1,8 @@
 // certify's bandwidth phase on healthy namespace clusters of 3 and 4 hosts
 // beside one busy loop per CPU (a shared CI runner): HN_LOAD_RUNS runs per
-// size (default 20), none may blame a host, a pair or the plane. Runs alone
-// (SERIAL): its hogs would slow every test beside it.
+// size (default 10: 20 runs over the two sizes), none may blame a host, a
+// pair or the plane. Runs alone (SERIAL): its hogs would slow every test
+// beside it. More runs by hand: HN_LOAD_RUNS=50, or bench/certify_netns.sh.
 
 #include <catch2/catch.hpp>
 
@@ -37,7 +38,7 @@ TEST_CASE("certify bandwidth netns: healthy clusters beside CPU hogs are never b
     }
   } stop{hogs};
   const char* env = std::getenv("HN_LOAD_RUNS");
-  const int runs = env ? std::atoi(env) : 20;
+  const int runs = env ? std::atoi(env) : 10;
   int suspects = 0;
   for (int n : {3, 4}) {
     if (std::string why = NetnsCluster::unavailable_reason(); !why.empty()) hn::test::skip(why);
