@@ -27,7 +27,7 @@ class Evaluator {
       : rules_(rules), env_(env), ctx_(ctx) {}
 
   Val lookup(const std::string& name) const {
-    Val v{name, std::nullopt, false};
+    Val v{name, std::nullopt, false, ""};
     if (name == "@pg_timeout") {
       v.name = "the process-group timeout";
       if (ctx_.pg_timeout_s) {

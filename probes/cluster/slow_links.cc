@@ -51,8 +51,7 @@ std::string figures(const std::vector<double>& v) {
   return s;
 }
 
-std::string second_look(const SuspectVerdict& v, const LinkScreen& s,
-                        const std::vector<std::string>& names) {
+std::string second_look(const SuspectVerdict& v) {
   if (!v.measured)
     return "it could not be measured again (a link failed or the deadline came), and one look "
            "is not a verdict";
@@ -191,7 +190,7 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
   std::vector<std::string> dismissed;
   auto dismiss = [&](const Described& d, const SuspectVerdict& v) {
     dismissed.push_back(d.entity + ": " + num(v.suspect.value / v.suspect.expected) + " of " +
-                        d.against + " at first, " + second_look(v, s, names));
+                        d.against + " at first, " + second_look(v));
   };
   // Hosts first, a host's two directions as one finding.
   std::map<int, std::pair<const SuspectVerdict*, const SuspectVerdict*>> by_host;
@@ -227,7 +226,7 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
         out.findings.push_back(
             with_samples(slow_finding(plane, d, v->confirmed ? Status::kFail : Status::kWarn,
                                       v->suspect.value, v->suspect.expected,
-                                      second_look(*v, s, names), to_string(v->suspect.kind)),
+                                      second_look(*v), to_string(v->suspect.kind)),
                          *v));
       else
         dismiss(d, *v);
@@ -245,7 +244,7 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
     if (v.confirmed || !v.measured)
       out.findings.push_back(with_samples(
           slow_finding(plane, d, v.confirmed ? Status::kFail : Status::kWarn, v.suspect.value,
-                       v.suspect.expected, second_look(v, s, names), to_string(k)),
+                       v.suspect.expected, second_look(v), to_string(k)),
           v));
     else
       dismiss(d, v);
