@@ -18,7 +18,7 @@ Certificate sample() {
   c.profile_sha256 = std::string(64, 'a');
   c.launcher = "slurm";
   c.world = 4;
-  c.hosts = {{"gpu01", "gpu01", {0, 1}}, {"gpu02", "gpu02", {2, 3}}};
+  c.hosts = {{"gpu01", "gpu01", {0, 1}, std::nullopt}, {"gpu02", "gpu02", {2, 3}, std::nullopt}};
   c.started_unix_ms = 1764590400000;
   c.finished_unix_ms = 1764590412345;
   c.verdict = CertVerdict::kNotCertified;

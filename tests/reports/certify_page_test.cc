@@ -21,7 +21,7 @@ Measurement metric(const std::string& name, std::map<std::string, std::string> l
 
 Certificate sample() {
   Certificate c;
-  c.hosts = {{"host0", "host0", {0}}, {"host1", "host1", {1}}};
+  c.hosts = {{"host0", "host0", {0}, std::nullopt}, {"host1", "host1", {1}, std::nullopt}};
   c.started_unix_ms = 0;
   c.finished_unix_ms = 2500;
   c.verdict = CertVerdict::kNotCertified;

@@ -59,7 +59,7 @@ TEST_CASE("phases: the default model fits every world from 1 to 64 ranks") {
   const Phase model = find(preflight::certify::certify_phases(o), "model");
   Coordinator co;
   co.options = &o;
-  co.plan.hosts.push_back({"h", "k", "", {}});
+  co.plan.hosts.push_back({"h", "k", "", {}, std::nullopt});
   // The batch is chosen from the world (16 over 3 replicas x 2 micro-batches
   // would not divide: it becomes 18).
   for (int world = 1; world <= 64; ++world) {

@@ -11,7 +11,7 @@ using preflight::certify::Hello;
 TEST_CASE("plan: ranks grouped by host key, leaders are the lowest ranks, nodes by hostname") {
   auto p = formats::parse_profile("version: 1\nnodes: [{name: gpu01}, {name: gpu02}]\n", "p.yaml");
   std::vector<Hello> hellos = {
-      {"gpu02.rack7", "k2"}, {"gpu01", "k1"}, {"gpu02.rack7", "k2"}, {"gpu01", "k1"}};
+      {"gpu02.rack7", "k2", {}}, {"gpu01", "k1", {}}, {"gpu02.rack7", "k2", {}}, {"gpu01", "k1", {}}};
   auto plan = build_plan(hellos, p);
   REQUIRE(plan.hosts.size() == 2);
   CHECK(plan.hosts[0].name == "gpu02.rack7");
@@ -27,14 +27,14 @@ TEST_CASE("plan: ranks grouped by host key, leaders are the lowest ranks, nodes 
 TEST_CASE("plan: a host the profile does not declare is bad input naming it") {
   auto p = formats::parse_profile("version: 1\nnodes: [{name: gpu01}]\n", "p.yaml");
   try {
-    build_plan({{"gpu01", "a"}, {"gpu07", "b"}}, p);
+    build_plan({{"gpu01", "a", {}}, {"gpu07", "b", {}}}, p);
     FAIL("accepted an undeclared host");
   } catch (const compat::InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("gpu07 is none of the 1 nodes the profile declares"));
   }
   // Without nodes in the profile any host is fine.
   auto open = formats::parse_profile("version: 1\n", "p.yaml");
-  CHECK(build_plan({{"x", "a"}, {"y", "b"}}, open).hosts.size() == 2);
+  CHECK(build_plan({{"x", "a", {}}, {"y", "b", {}}}, open).hosts.size() == 2);
 }
 
 TEST_CASE("plan: the local hello keys on hostname, boot and network namespace") {
@@ -49,7 +49,7 @@ TEST_CASE("plan: a layout that does not fit the job is bad input, naming where i
   o.profile = std::make_shared<formats::Profile>(formats::parse_profile("version: 1\n", "p.yaml"));
   auto world = [](int n) {
     preflight::certify::JobPlan plan;
-    plan.hosts.push_back({"h", "k", "", {}});
+    plan.hosts.push_back({"h", "k", "", {}, std::nullopt});
     for (int r = 0; r < n; ++r) {
       plan.hosts[0].ranks.push_back(r);
       plan.host_of.push_back(0);
