@@ -283,16 +283,10 @@ std::string bench_setup(const reports::Measurement& m) {
   return s;
 }
 
-struct BenchShape {
-  std::set<std::string> setups;
-  std::set<long long> sizes;
-};
-
-std::string join(const std::set<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
+// A bench run's sizes under each setup (everything but the size). A baseline
+// may hold several bench commands (an allreduce and an allgather sweep): a new
+// bench run must be one of them, with the same sizes.
+using BenchShape = std::map<std::string, std::set<long long>>;
 
 std::string join_sizes(const std::set<long long>& v) {
   std::string s;
@@ -306,10 +300,10 @@ BenchShape bench_shape(const Figures& figures) {
   for (const auto& f : figures) {
     const reports::Measurement& m = f.measurement;
     if (m.name.rfind("bench.", 0) != 0) continue;
-    b.setups.insert(bench_setup(m));
+    auto& sizes = b[bench_setup(m)];
     if (auto it = m.labels.find("bytes"); it != m.labels.end()) {
       try {
-        b.sizes.insert(std::stoll(it->second));
+        sizes.insert(std::stoll(it->second));
       } catch (const std::exception&) {
       }
     }
@@ -319,27 +313,29 @@ BenchShape bench_shape(const Figures& figures) {
 
 void require_comparable(const Baseline& baseline, const std::vector<Run>& runs) {
   const BenchShape base = bench_shape(baseline.metrics);
+  std::string base_setups;
+  for (const auto& [setup, sizes] : base) base_setups += (base_setups.empty() ? "" : "; ") + setup;
   for (const Run& run : runs) {
     if (run.info.kind != RunKind::kBench) continue;
-    const BenchShape now = bench_shape(run.figures);
     auto incomparable = [&](const std::string& field, const std::string& what) {
       throw compat::InputError(run.info.source, 0, 0, field,
                                what + ": not comparable with the baseline (build a baseline from "
                                       "runs of the same bench command, or bench what it did)");
     };
-    if (base.setups.empty())
-      incomparable("", "is a bench run and the baseline has none");
-    if (now.setups != base.setups)
-      incomparable("op", "measures " + join(now.setups) + "; the baseline measured " +
-                             join(base.setups));
-    if (now.sizes != base.sizes) {
-      std::set<long long> only_now, only_base;
-      for (long long s : now.sizes)
-        if (!base.sizes.count(s)) only_now.insert(s);
-      for (long long s : base.sizes)
-        if (!now.sizes.count(s)) only_base.insert(s);
-      incomparable("rows", "has sizes (bytes) the baseline lacks [" + join_sizes(only_now) +
-                               "] and lacks sizes it has [" + join_sizes(only_base) + "]");
+    if (base.empty()) incomparable("", "is a bench run and the baseline has none");
+    for (const auto& [setup, sizes] : bench_shape(run.figures)) {
+      auto it = base.find(setup);
+      if (it == base.end())
+        incomparable("op", "measures " + setup + "; the baseline measured " + base_setups);
+      if (sizes != it->second) {
+        std::set<long long> only_now, only_base;
+        for (long long x : sizes)
+          if (!it->second.count(x)) only_now.insert(x);
+        for (long long x : it->second)
+          if (!sizes.count(x)) only_base.insert(x);
+        incomparable("rows", "has sizes (bytes) the baseline lacks [" + join_sizes(only_now) +
+                                 "] and lacks sizes it has [" + join_sizes(only_base) + "]");
+      }
     }
   }
   // Anything in common at all? Runs of another kind than the whole baseline

@@ -329,6 +329,17 @@ TEST_CASE("incomparable bench runs are bad input, naming what differs") {
                  Catch::Contains("not comparable"));
   CHECK_THAT(input_error(b, {bench_run("allreduce", {1024})}),
              Catch::Contains("lacks sizes it has [1048576]"));
+  // A baseline of two bench commands: a run of either is comparable, a
+  // third is not.
+  std::vector<Run> two = base;
+  for (int i = 0; i < 5; ++i) two.push_back(bench_run("allgather", {4096}));
+  const Baseline b2 = baseline_of(two);
+  CHECK(input_error(b2, {bench_run("allgather", {4096})}).empty());
+  CHECK(input_error(b2, {bench_run("allreduce", {1024, 1048576})}).empty());
+  CHECK_THAT(input_error(b2, {bench_run("alltoall", {4096})}),
+             Catch::Contains("measures op alltoall"));
+  CHECK_THAT(input_error(b2, {bench_run("allgather", {1024})}),
+             Catch::Contains("lacks sizes it has [4096]"));
   // A run that shares nothing with the baseline at all.
   Run other = run_with({fig("collective.busbw.other", 1)});
   CHECK_THAT(input_error(b, {other}), Catch::Contains("shares no figure, check or snapshot"));
@@ -350,6 +361,13 @@ TEST_CASE("the machine a run measured on is compared with the baseline's") {
   CHECK(state(on(run_with({fig("collective.busbw", 10)}), "b", "6.1")).state ==
         MachineState::kOtherHost);
   CHECK(state(run_with({fig("collective.busbw", 10)})).state == MachineState::kUnknown);
+  // Another release of the tool on the same machine is flagged too.
+  Run newer = on(run_with({fig("collective.busbw", 10)}), "a", "6.1");
+  newer.info.tool_version = "9.9";
+  for (auto& r : base) r.info.tool_version = "0.1.0";
+  const MachineResult v = compare(baseline_of(base), {newer}, Rules{}).machines.at(0);
+  CHECK(v.state == MachineState::kDiffers);
+  CHECK(v.detail == "hnprecheck 0.1.0 -> 9.9");
   // Findings: PASS on the same machine, WARN naming the difference.
   auto fs = gate_findings(compare(b, {on(run_with({fig("collective.busbw", 10)}), "a", "6.5")}, Rules{}));
   CHECK(finding(fs, "GATE-MACHINE").status == Status::kWarn);

@@ -175,6 +175,10 @@ TEST_CASE("bench JSON and certificates carry the machine they measured on") {
   REQUIRE(r.info.machines.size() == 1);
   CHECK(r.info.machines[0].host == "n1");
   CHECK(r.info.machines[0].nics == std::vector<std::string>{"eth0 mlx5_core 100000 Mb/s"});
+  // A malformed identity is bad input naming the field, not ignored.
+  std::string bad = hn::test::gate_fixture("bench-shm.json");
+  bad.insert(bad.find('{') + 1, R"("machine": {"host": "n1", "cpu": 3},)");
+  CHECK(error_of(bad).find("machine.cpu") != std::string::npos);
   // Older files without it are still read.
   CHECK(read_run(hn::test::gate_fixture("bench-shm.json"), "b.json", builtin_figures())
             .info.machines.empty());
