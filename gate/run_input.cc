@@ -253,6 +253,8 @@ Run read_report(const std::string& text, Run run, const FigureTable& figures) {
 }
 
 Run read_json_run(const std::string& text, Run run, const FigureTable& figures) {
+  // The readers take the run by value: name the file from a copy.
+  const std::string source = run.info.source;
   const json doc =
       compat::parse_json_text(text, run.info.source, compat::kMaxInputBytes, "not valid JSON");
   try {
@@ -270,7 +272,7 @@ Run read_json_run(const std::string& text, Run run, const FigureTable& figures) 
       return read_bench(doc, std::move(run), figures);
     reject("", "is not a run: expected a certificate, a JSON report or the JSON of `bench`");
   } catch (const FieldError& e) {
-    throw compat::InputError(run.info.source, 0, 0, "", e.what());
+    throw compat::InputError(source, 0, 0, "", e.what());
   }
 }
 
