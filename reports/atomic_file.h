@@ -4,7 +4,9 @@
 // an output file is either the old one or the complete new one, never partial.
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hn::reports {
 
@@ -12,44 +14,52 @@ namespace hn::reports {
 // no deadline of its own (commands without --timeout).
 inline constexpr std::chrono::seconds kDefaultOutputDeadline{10};
 
-// Writes content to path: "-" means stdout. Otherwise the content goes to a
-// temp file next to the target (same file system, so the rename is atomic),
-// which is fsynced and renamed over the target; then the directory is fsynced
-// so the rename survives a crash. A new file gets 0666 minus the umask, a
-// replaced one keeps its mode. A symlink at path is written through: the temp
-// file is made next to the file it finally points at (resolve_output_target)
-// and renamed over that file, so the link stays a link and its target gets
-// the content. A device, FIFO or socket at path (or a symlink to one, such as
-// /dev/null or /dev/stdout) is written in place instead, never replaced. A
-// directory is refused ("is a directory").
+// Writes content to path: "-" means stdout. Otherwise the path is resolved on
+// open handles (OutputSlot: no lookup an attacker can redirect, symlinks
+// followed only when they belong to us or root), the content goes to a temp
+// file created in the target's directory with O_CREAT | O_EXCL | O_NOFOLLOW,
+// is fsynced and renamed over the target with renameat relative to the same
+// handle; then the directory is fsynced so the rename survives a crash. So a
+// link planted at any moment is replaced, never written through.
+// A new file gets 0666 minus the umask. A replaced file keeps its permission
+// bits only when it is ours (the effective uid), and never its setuid,
+// setgid or sticky bits: root must not inherit a mode another user chose.
+// A symlink of ours at path is written through: the file it names is
+// replaced, and the link stays a link. A device, FIFO or socket at path (or
+// our link to one: /dev/null, /dev/stdout) is written in place, never
+// replaced; a regular file reached through a /proc link (/dev/stdout
+// redirected to a file) is appended to, as the shell's descriptor would be.
+// A directory is refused ("is a directory").
 // A FIFO is opened and written without blocking past `deadline`: with no
 // reader yet it waits for one, and a reader that stops reading is waited on,
 // both only until the deadline, then std::runtime_error ("timed out"): the
 // command exits 3 at its --timeout, as `snapshot` does, never hangs.
-// A symlink that another user planted in a sticky world-writable directory
-// (/tmp) is refused (symlink_problem), so root cannot be made to overwrite a
-// file it owns through someone else's link.
 // On any failure the temp file is removed and std::runtime_error names the
 // path, the step and strerror.
 void write_output(const std::string& path, const std::string& content,
                   std::chrono::steady_clock::time_point deadline =
                       std::chrono::steady_clock::now() + kDefaultOutputDeadline);
 
-// The kernel's fs.protected_symlinks rule, applied whatever the sysctl says:
-// a symlink in a sticky, world-writable directory is followed only when it
-// belongs to us (the effective uid) or to the directory's owner. Checks every
-// link of path's chain; returns why one may not be followed, or "".
-std::string symlink_problem(const std::string& path);
-
-// The file write_output(path) replaces: path itself, or the file its symlink
-// chain ends at (realpath when that exists; for a dangling link, the name the
-// last link points at, which write_output then creates).
-std::string resolve_output_target(const std::string& path);
+// Several files that belong together (migrate's env file and script): every
+// temp file is written and synced first, and only then are they renamed, so a
+// failure before the renames (disk full, a read-only directory) leaves every
+// target as it was. Only regular files; "-", devices and FIFOs are refused.
+// Throws std::runtime_error naming the file that failed.
+struct OutputFile {
+  std::string path, content;
+};
+void write_outputs_together(const std::vector<OutputFile>& files);
 
 // Why write_output(path) would fail before anything is written, or "" when it
-// should succeed: empty name, a directory, a missing parent directory, a parent
-// that is not a directory or not writable, a symlink symlink_problem() refuses. For commands to check their output
-// options before doing the work (so a typo does not cost a whole run).
+// should succeed: empty name, a directory, a missing parent directory, a
+// parent that is not a directory or not writable, a symlink that is not ours
+// or root's. For commands to check their output options before doing the
+// work (so a typo does not cost a whole run).
 std::string output_path_problem(const std::string& path);
+
+// The first max_bytes of the regular file write_output(path) would replace,
+// read through the same resolution (never through someone else's link), or
+// nullopt when there is none (missing, not a regular file, unreadable).
+std::optional<std::string> read_existing_output(const std::string& path, std::size_t max_bytes);
 
 }  // namespace hn::reports
