@@ -97,6 +97,12 @@ OutputSlot::OutputSlot(OutputSlot&& o) noexcept
   o.dir_fd_ = -1;
 }
 
+OutputSlot::OutputSlot(int dir_fd, std::string name, std::string shown, const struct stat* st,
+                       bool magic)
+    : dir_fd_(dir_fd), name_(std::move(name)), shown_(std::move(shown)), exists_(st), magic_(magic) {
+  if (st) st_ = *st;
+}
+
 OutputSlot::~OutputSlot() {
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
@@ -136,11 +142,7 @@ OutputSlot OutputSlot::resolve(const std::string& path) {
     if (obj.get() < 0) {
       const int err = errno;
       if (err == ENOENT && last) {
-        OutputSlot slot;
-        slot.dir_fd_ = cur.take();
-        slot.name_ = part;
-        slot.shown_ = here;
-        return slot;
+        return OutputSlot(cur.take(), part, here, nullptr, false);
       }
       fail(path, (last ? here : "directory " + here) + ": " + std::strerror(err));
     }
@@ -149,14 +151,7 @@ OutputSlot OutputSlot::resolve(const std::string& path) {
     if (S_ISLNK(st.st_mode)) {
       if (++links > kMaxLinks) fail(path, here + ": " + std::strerror(ELOOP));
       if (last && on_procfs(cur.get())) {
-        OutputSlot slot;
-        slot.dir_fd_ = cur.take();
-        slot.name_ = part;
-        slot.shown_ = here;
-        slot.exists_ = true;
-        slot.magic_ = true;
-        slot.st_ = st;
-        return slot;
+        return OutputSlot(cur.take(), part, here, &st, true);
       }
       if (st.st_uid != ::geteuid() && st.st_uid != 0) fail(path, untrusted_link(here, st.st_uid));
       std::string target(4096, '\0');
@@ -174,15 +169,7 @@ OutputSlot OutputSlot::resolve(const std::string& path) {
       }
       continue;
     }
-    if (last) {
-      OutputSlot slot;
-      slot.dir_fd_ = cur.take();
-      slot.name_ = part;
-      slot.shown_ = here;
-      slot.exists_ = true;
-      slot.st_ = st;
-      return slot;
-    }
+    if (last) return OutputSlot(cur.take(), part, here, &st, false);
     if (!S_ISDIR(st.st_mode)) fail(path, here + " is not a directory");
     cur = std::move(obj);
     shown = here;

@@ -48,7 +48,8 @@ class OutputSlot {
   bool magic() const { return magic_; }          // a /proc link, opened by the kernel
 
  private:
-  OutputSlot() = default;
+  // st: the final entry, or nullptr when there is none yet.
+  OutputSlot(int dir_fd, std::string name, std::string shown, const struct stat* st, bool magic);
   int dir_fd_ = -1;
   std::string name_, shown_;
   bool exists_ = false, magic_ = false;
