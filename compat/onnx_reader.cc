@@ -1,12 +1,14 @@
 #include "compat/onnx_reader.h"
 
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
 
 #include "compat/input_error.h"
+#include "compat/onnx_inference.h"
 #include "compat/text_file.h"
 
 namespace hn::compat {
@@ -164,6 +166,72 @@ class Walker {
   int position_ = 0;
 };
 
+// The inventory needs each tensor's element type and rank, never its values;
+// shape inference reads values only from small shape tensors. Dropping the
+// rest keeps the copy shape inference works on (and the model itself) near
+// the size of the graph instead of the weights: a 2 GB model held three times
+// over would not fit any memory budget.
+void drop_weights(onnx::TensorProto& t) {
+  std::size_t bytes = t.raw_data().size() + t.string_data_size() +
+                      4 * static_cast<std::size_t>(t.float_data_size() + t.int32_data_size()) +
+                      8 * static_cast<std::size_t>(t.int64_data_size() + t.double_data_size() +
+                                                   t.uint64_data_size());
+  if (bytes <= 8192) return;
+  t.clear_raw_data();
+  t.clear_float_data();
+  t.clear_int32_data();
+  t.clear_int64_data();
+  t.clear_double_data();
+  t.clear_uint64_data();
+  t.clear_string_data();
+}
+
+void drop_weights(onnx::GraphProto& g) {
+  for (auto& init : *g.mutable_initializer()) drop_weights(init);
+  for (auto& sp : *g.mutable_sparse_initializer()) drop_weights(*sp.mutable_values());
+  for (auto& n : *g.mutable_node())
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_t()) drop_weights(*a.mutable_t());
+      if (a.has_g()) drop_weights(*a.mutable_g());
+      for (auto& sub : *a.mutable_graphs()) drop_weights(sub);
+    }
+}
+
+// ONNX's shape inference trusts some attributes to size its own vectors: a
+// Scan whose num_scan_inputs is 2^30 makes it allocate 8 GiB from a 99-byte
+// file. Such a node is not a valid model, so it is an input error, found
+// before inference runs.
+void check_inference_attributes(const onnx::GraphProto& g, const std::string& source,
+                                const std::string& prefix) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string name = prefix + (n.name().empty() ? n.op_type() + "#" + std::to_string(i + 1)
+                                                        : n.name());
+    if (n.op_type() == "Scan" &&
+        std::none_of(n.attribute().begin(), n.attribute().end(),
+                     [](const onnx::AttributeProto& a) { return a.name() == "num_scan_inputs"; }))
+      throw InputError(source, 0, 0, name + ".num_scan_inputs",
+                       "missing: a Scan node must say how many of its inputs are scanned");
+    for (const auto& a : n.attribute()) {
+      if (n.op_type() == "Scan" && a.name() == "num_scan_inputs" &&
+          (a.i() < 1 || a.i() > n.input_size()))
+        throw InputError(source, 0, 0, name + ".num_scan_inputs",
+                         "is " + std::to_string(a.i()) + ", but the Scan node has " +
+                             std::to_string(n.input_size()) +
+                             " inputs (it must be between 1 and its number of inputs)");
+      if (n.op_type() == "Scan" && a.ints_size() > n.input_size() + n.output_size())
+        throw InputError(source, 0, 0, name + "." + a.name(),
+                         "lists " + std::to_string(a.ints_size()) + " values, more than the " +
+                             std::to_string(n.input_size() + n.output_size()) +
+                             " inputs and outputs of the Scan node");
+      if (a.has_g()) check_inference_attributes(a.g(), source, name + "/" + a.name() + "/");
+      for (int k = 0; k < a.graphs_size(); ++k)
+        check_inference_attributes(a.graphs(k), source,
+                                   name + "/" + a.name() + "[" + std::to_string(k) + "]/");
+    }
+  }
+}
+
 }  // namespace
 
 OpInventory read_onnx_bytes(const std::string& bytes, const std::string& source_name) {
@@ -195,18 +263,19 @@ OpInventory read_onnx_bytes(const std::string& bytes, const std::string& source_
                         " model-local function(s): nodes calling them are listed by the "
                         "function's name, their bodies are not expanded");
 
-  // Shape inference fills value_info for intermediates. It works on a copy so
-  // a failure part-way leaves the original types intact; with error_mode 0 a
-  // node it cannot infer is skipped, anything else it throws is noted.
-  onnx::ModelProto inferred = model;
-  try {
-    onnx::shape_inference::InferShapes(inferred);
-  } catch (const std::exception& e) {
-    inv.notes.push_back(std::string("shape inference stopped: ") + e.what());
-    inferred = model;
-  }
+  check_inference_attributes(model.graph(), source_name, "");
+  drop_weights(*model.mutable_graph());
+  // Shape inference fills value_info for intermediates, in a child under
+  // limits (onnx_inference.h); when it fails, the file's own types stand and
+  // the inventory says so. With error_mode 0 a node it cannot infer is skipped.
+  std::string why;
+  std::optional<onnx::ModelProto> inferred = infer_shapes_isolated(model, why);
+  if (!inferred)
+    inv.notes.push_back("shape inference stopped: " + why +
+                        "; dtypes come from the file's own types only");
+  const onnx::ModelProto& typed = inferred ? *inferred : model;
   std::vector<TypeTable> scopes;
-  Walker(inferred, inv).walk(inferred.graph(), "", scopes);
+  Walker(typed, inv).walk(typed.graph(), "", scopes);
   return inv;
 }
 

@@ -44,12 +44,31 @@ SourceFormat sniff(const std::string& path, const std::string& bytes) {
 }  // namespace
 
 OpInventory read_op_source(const std::string& path, SourceFormat format) {
-  std::string bytes = read_text_file(path, kMaxModelBytes);
+  // Only models and traces may be as large as kMaxModelBytes; an op list is
+  // hand-written and held to the limit of every other input. The head
+  // decides which, so a 2 GB op list is refused from its size, unread.
+  std::size_t limit = kMaxModelBytes;
+  if (format == SourceFormat::kOpListYaml || format == SourceFormat::kOpListText)
+    limit = kMaxInputBytes;
+  if (format == SourceFormat::kAuto) {
+    const std::string head = read_file_head(path, 4096);
+    if (!is_gzip(head) && sniff(path, head) != SourceFormat::kOnnx &&
+        sniff(path, head) != SourceFormat::kTrace)
+      limit = kMaxInputBytes;
+  }
+  std::string bytes;
+  try {
+    bytes = read_text_file(path, limit);
+  } catch (const InputError& e) {
+    if (limit != kMaxInputBytes || std::string(e.what()).find("too large") == std::string::npos)
+      throw;
+    throw InputError(path, 0, 0, "",
+                     "file too large for an op list (the limit is 64 MiB; only ONNX models and "
+                     "traces may reach 2047 MiB)");
+  }
   // torch.profiler writes *.pt.trace.json.gz.
   if (is_gzip(bytes)) bytes = gunzip(bytes, path);
   if (format == SourceFormat::kAuto) format = sniff(path, bytes);
-  // Only models and traces may be as large as kMaxModelBytes; an op list is
-  // hand-written and held to the limit of every other input.
   if ((format == SourceFormat::kOpListYaml || format == SourceFormat::kOpListText ||
        format == SourceFormat::kAuto) &&
       bytes.size() > kMaxInputBytes)

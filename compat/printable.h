@@ -13,4 +13,9 @@ namespace hn::compat {
 
 std::string printable(std::string_view raw, std::size_t max_chars = 120);
 
+// The offset of the first byte that does not start a valid UTF-8 sequence
+// (overlong forms, surrogates and code points past U+10FFFF included), or
+// npos when the whole text is UTF-8.
+std::size_t first_invalid_utf8(std::string_view text);
+
 }  // namespace hn::compat

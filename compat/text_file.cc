@@ -41,6 +41,7 @@ class Fd {
   ~Fd() {
     if (fd_ >= 0) ::close(fd_);
   }
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
@@ -49,13 +50,12 @@ class Fd {
   int fd_;
 };
 
-}  // namespace
-
-std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+// Opens path for reading with every guard of read_text_file; st describes
+// exactly what was opened.
+Fd open_regular(const std::string& path, struct stat& st) {
   if (path.empty()) fail("(empty file name)", "expected a file path");
   // stat first for a clear message (open() of a socket fails with ENXIO);
   // fstat below is the check that counts, on exactly what was opened.
-  struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     fail(path, std::string("cannot open: ") + std::strerror(errno));
   if (std::string why = not_regular_reason(st); !why.empty()) fail(path, why);
@@ -68,6 +68,30 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
   int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
     fail(path, std::string("cannot read: fcntl: ") + std::strerror(errno));
+  return fd;
+}
+
+}  // namespace
+
+std::string read_file_head(const std::string& path, std::size_t n) {
+  struct stat st {};
+  Fd fd = open_regular(path, st);
+  std::string out(n, '\0');
+  std::size_t have = 0;
+  while (have < n) {
+    ssize_t got = ::read(fd.get(), out.data() + have, n - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail(path, std::string("read failed: ") + std::strerror(errno));
+    if (got == 0) break;
+    have += static_cast<std::size_t>(got);
+  }
+  out.resize(have);
+  return out;
+}
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+  struct stat st {};
+  Fd fd = open_regular(path, st);
   if (static_cast<unsigned long long>(st.st_size) > max_bytes)
     fail(path, "file too large (" + std::to_string(st.st_size) + " bytes; the limit is " +
                    size_text(max_bytes) + ")");

@@ -20,11 +20,21 @@ namespace hn::compat {
 // Limit for every hand-written or captured input: far above any real profile,
 // snapshot or env file, far below what would hurt a node.
 inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;  // 64 MiB
+// Limit for launch files (env files, job scripts, manifests): the largest real
+// one in tests/corpus/launch is 24 KB, and Kubernetes stores no object above
+// etcd's 1.5 MiB request limit. The shell reader keeps several copies of what
+// it reads, so this limit is what holds its worst case inside the memory
+// budget of docs/security.md.
+inline constexpr std::size_t kMaxLaunchFileBytes = std::size_t{4} << 20;  // 4 MiB
 // Limit for model inventories (ONNX with embedded weights, profiler traces):
 // protobuf cannot parse a message of 2 GiB or more anyway.
 inline constexpr std::size_t kMaxModelBytes = std::size_t{2047} << 20;  // 2047 MiB
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+
+// The first n bytes of path (fewer when it is shorter), with the same guards:
+// for choosing a reader, and so a limit, before the whole file is read.
+std::string read_file_head(const std::string& path, std::size_t n);
 
 // Throws InputError naming the line and column of the first NUL byte. No text
 // input (profile, snapshot, env file, script, manifest, rule table, op list)

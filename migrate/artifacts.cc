@@ -1,15 +1,20 @@
 #include "migrate/artifacts.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "compat/input_error.h"
 #include "compat/translate/env_output.h"
 #include "compat/translate/shell_lexer.h"
+#include "reports/atomic_file.h"
 
 namespace hn::migrate {
 
@@ -214,8 +219,12 @@ std::string script_artifact_path(const std::string& dir, const std::string& scri
 
 namespace {
 
+// Reads through the same resolution the write will use, so a link someone
+// else planted is never followed here either.
 bool written_by_us(const std::string& path) {
-  std::ifstream in(path);
+  std::optional<std::string> head = reports::read_existing_output(path, 4096);
+  if (!head) return false;
+  std::istringstream in(*head);
   std::string line;
   for (int i = 0; i < 2 && std::getline(in, line); ++i)
     if (line.rfind("# " + std::string(kArtifactMarker), 0) == 0) return true;
@@ -236,19 +245,28 @@ void check_artifact_paths(const std::string& dir, const std::vector<std::string>
   auto fail = [](const std::string& what) {
     throw compat::InputError("command line", 0, 0, "--out-dir", what);
   };
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) {
-    fs::path parent = fs::path(dir).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec))
-      fail(dir + ": its parent directory does not exist");
-    if (!fs::create_directory(dir, ec)) fail(dir + ": cannot create it: " + ec.message());
-  } else if (!fs::is_directory(dir, ec)) {
-    fail(dir + " exists and is not a directory");
-  }
+  // mkdir never follows a link in the last component: a planted link
+  // makes it fail with EEXIST, and the checks below judge what is there.
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    fail(dir + (errno == ENOENT ? ": its parent directory does not exist"
+                                : ": cannot create it: " + std::string(std::strerror(errno))));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) fail(dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) fail(dir + " exists and is not a directory");
+  // Another user's directory that others may write in: whoever can write
+  // there can put links or files under the artifacts' names between this
+  // check and the next run. The writes themselves never follow such a link
+  // (reports/atomic_file.h), but a directory like that is no place for files
+  // a job will run.
+  if (st.st_uid != ::geteuid() && (st.st_mode & S_IWOTH))
+    fail(dir + " belongs to uid " + std::to_string(st.st_uid) +
+         " and every user may write in it; give --out-dir a directory of your own");
   for (const auto& p : paths) {
     for (const auto& in : inputs)
       if (same_file(p, in)) fail(p + " is one of the job's inputs; choose another --out-dir");
-    if (fs::exists(p, ec) && !written_by_us(p))
+    if (std::string why = reports::output_path_problem(p); !why.empty()) fail(why);
+    struct stat pst {};
+    if (::lstat(p.c_str(), &pst) == 0 && !written_by_us(p))
       fail(p +
            " exists and was not written by hnprecheck migrate; it is never overwritten "
            "(move it away or choose another --out-dir)");

@@ -15,8 +15,10 @@
 // as a comment in its first two lines.
 //
 // Never overwrites the user's files: check_artifact_paths() refuses (compat::
-// InputError, exit 2, before any work) a path that is one of the job's inputs
-// or an existing file that hnprecheck migrate did not write.
+// InputError, exit 2, before any work) a path that is one of the job's inputs,
+// an existing file that hnprecheck migrate did not write, a link that is not
+// ours or root's (anywhere on the path), and a directory of another user that
+// every user may write in.
 
 #include <string>
 #include <vector>
@@ -41,8 +43,9 @@ std::string env_artifact_path(const std::string& dir, const std::string& job,
                               const std::string& to);
 std::string script_artifact_path(const std::string& dir, const std::string& script);
 
-// Creates `dir` when it is missing (its parent must exist) and checks every
-// path as above. Throws compat::InputError (field "--out-dir").
+// Creates `dir` when it is missing (its parent must exist; a link in its
+// place is not followed) and checks every path as above. Throws
+// compat::InputError (field "--out-dir").
 void check_artifact_paths(const std::string& dir, const std::vector<std::string>& paths,
                           const std::vector<std::string>& inputs);
 

@@ -97,7 +97,7 @@ void read_launch_material(Job& job) {
     job.env.insert(job.env.end(), more.begin(), more.end());
   }
   if (job.script) {
-    job.script_text = compat::read_text_file(job.script->value);
+    job.script_text = compat::read_text_file(job.script->value, compat::kMaxLaunchFileBytes);
     auto more = tr::parse_env_input(job.script_text, job.script->value, tr::InputFormat::kScript);
     job.env.insert(job.env.end(), more.begin(), more.end());
     job.discovery = discover_launch_script(job.script_text, job.script->value);

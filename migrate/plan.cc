@@ -79,7 +79,8 @@ MigrationRun plan_migration(const Job& job, const PlanOptions& options) {
       run.artifacts.push_back(
           {"script", names.script,
            render_migrated_script(job.script_text, job.script->value, ct.translation, ct.header)});
-    for (const auto& a : run.artifacts) m.artifacts.push_back({a.kind, a.path, "written"});
+    // The command writes them after the plan; until then they are not.
+    for (const auto& a : run.artifacts) m.artifacts.push_back({a.kind, a.path, "not written yet"});
   } else {
     m.artifacts.push_back({"env", "-", "not written: give --out-dir DIR"});
   }

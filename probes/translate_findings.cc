@@ -158,7 +158,9 @@ std::string translation_json(const tr::Translation& t) {
     for (const auto& [k, val] : v.outputs) o["outputs"][k] = val;
     j["variables"].push_back(std::move(o));
   }
-  return j.dump();
+  // Values come from the job's files and may hold bytes that are not UTF-8
+  // (a script's, when env files are checked at read time): U+FFFD for those.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace hn::probes

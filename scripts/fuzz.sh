@@ -19,8 +19,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bdir="${HN_FUZZ_BUILD_DIR:-build-fuzz}"
-all_targets=(fuzz_profile_snapshot fuzz_env_inputs fuzz_op_parsers fuzz_rule_tables
-             fuzz_op_matrix fuzz_trace fuzz_k8s_manifest fuzz_rendezvous)
+# Every target tests/fuzz/CMakeLists.txt defines (one list: tests/CMakeLists.txt
+# reads the same lines), fuzz_planted_crash aside.
+mapfile -t all_targets < <(sed -n 's/^hn_fuzz_target(\(fuzz_[a-z0-9_]*\) .*/\1/p' \
+  tests/fuzz/CMakeLists.txt | grep -v '^fuzz_planted_crash$')
 ctest=0
 build_only=0
 case "${1:-}" in
@@ -62,6 +64,9 @@ mkdir -p "$bdir"
   cmake --build "$bdir" -j 2 --target "${targets[@]}" >"$bdir"/last-build.log 2>&1 ||
     { tail -40 "$bdir"/last-build.log >&2; exit 2; }
 ) 9>"$bdir"/.lock
+for t in "${targets[@]}"; do
+  [ -x "$bdir/bin/$t" ] || { echo "fuzz.sh: $bdir/bin/$t was not built" >&2; exit 2; }
+done
 if [ $build_only -eq 1 ]; then
   echo "$bdir/: ${targets[*]} built"
   exit 0

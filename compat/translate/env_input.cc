@@ -55,7 +55,7 @@ EnvInput parse_env_input_full(const std::string& text, const std::string& file,
 }
 
 EnvInput read_env_input_full(const std::string& path, InputFormat format) {
-  return parse_env_input_full(read_text_file(path), path, format);
+  return parse_env_input_full(read_text_file(path, kMaxLaunchFileBytes), path, format);
 }
 
 std::vector<EnvEntry> parse_env_input(const std::string& text, const std::string& file,
@@ -64,7 +64,7 @@ std::vector<EnvEntry> parse_env_input(const std::string& text, const std::string
 }
 
 std::vector<EnvEntry> read_env_input(const std::string& path, InputFormat format) {
-  return parse_env_input(read_text_file(path), path, format);
+  return parse_env_input(read_text_file(path, kMaxLaunchFileBytes), path, format);
 }
 
 std::vector<EnvEntry> entries_from_environment(char** envp) {

@@ -84,8 +84,14 @@ void ShellLexer::expand_name(WordState& w, const std::string& name, const std::s
     w.dynamic = true;
     return;
   }
+  charge(w, v->value.size());
   w.text += v->value;
   w.dynamic = w.dynamic || v->dynamic;
+}
+
+void ShellLexer::charge(const WordState& w, size_t bytes) {
+  budget_->word(w.text.size() + bytes, line_);
+  budget_->expansion(bytes, line_);
 }
 
 void ShellLexer::expand_braced(WordState& w, const std::string& inner, const std::string& raw) {
@@ -106,6 +112,7 @@ void ShellLexer::expand_braced(WordState& w, const std::string& inner, const std
   std::string word = rest.substr(colon ? 2 : 1);
   std::optional<ShellVar> v = lookup_ ? lookup_(name) : std::nullopt;
   if (v && !(colon && v->value.empty())) {
+    charge(w, v->value.size());
     w.text += v->value;
     w.dynamic = w.dynamic || v->dynamic;
     return;

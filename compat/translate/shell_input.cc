@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compat/input_error.h"
+#include "compat/printable.h"
 #include "compat/text_file.h"
 #include "compat/translate/k8s_input.h"
 #include "compat/translate/shell_launch.h"
@@ -135,6 +136,29 @@ bool is_comm_variable(std::string_view n) {
 
 EnvInput read_shell_text(const std::string& text, const std::string& file, ShellMode mode) {
   reject_nul_bytes(text, file);
+  // A byte-order mark glues itself to the first name: bash runs that line as
+  // a command, so the assignment on it never happens.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0)
+    throw InputError(file, 1, 1, "",
+                     "the file starts with a UTF-8 byte-order mark (bytes EF BB BF): a shell runs "
+                     "the first line as a command, not an assignment; save the file without it");
+  // The values go into reports that must be UTF-8; an env file holds nothing
+  // else, so a byte that is not UTF-8 is a bad file, named where it is.
+  if (mode == ShellMode::kEnvFile)
+    if (std::size_t at = first_invalid_utf8(text); at != std::string::npos) {
+      int line = 1;
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < at; ++i)
+        if (text[i] == '\n') {
+          ++line;
+          start = i + 1;
+        }
+      static const char kHex[] = "0123456789ABCDEF";
+      const auto b = static_cast<unsigned char>(text[at]);
+      throw InputError(file, line, static_cast<int>(at - start + 1), "",
+                       std::string("a byte that is not UTF-8 (0x") + kHex[b >> 4] + kHex[b & 15] +
+                           "); save the file as UTF-8 (iconv -t UTF-8)");
+    }
   ShellWalker walker(text, file, mode, nullptr);
   EnvInput in = walker.run();
   if (mode == ShellMode::kScript) {

@@ -1,5 +1,6 @@
 #include "compat/translate/shell_lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -56,8 +57,11 @@ bool is_shell_name(std::string_view s) {
   return true;
 }
 
-ShellLexer::ShellLexer(std::string_view text, std::string file, ShellLookup lookup)
-    : text_(text), file_(std::move(file)), lookup_(std::move(lookup)) {}
+ShellLexer::ShellLexer(std::string_view text, std::string file, ShellLookup lookup,
+                       ShellBudget* budget)
+    : text_(text), file_(std::move(file)), lookup_(std::move(lookup)), budget_(budget) {
+  if (!budget_) budget_ = &own_budget_.emplace(file_);
+}
 
 char ShellLexer::peek(size_t ahead) const {
   return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
@@ -175,6 +179,8 @@ ShellToken ShellLexer::read_word() {
     } else if (c == '`') {
       read_backtick(w);
     } else {
+      // One check per character of plain text: cheap, and the word never
+      // holds more than the limit plus one expansion (itself capped).
       if (c == '=' && !w.eq_text && !w.quoted_or_expanded && is_shell_name(w.text)) {
         w.eq_text = w.text.size();
         w.eq_raw = w.raw.size();
@@ -183,6 +189,7 @@ ShellToken ShellLexer::read_word() {
       w.raw += c;
       advance();
     }
+    budget_->word(std::max(w.text.size(), w.raw.size()), start_line);
   }
   ShellToken t = make_token(ShellToken::kWord, w.text, start_line);
   t.raw = w.raw;

@@ -8,7 +8,9 @@
 //
 // Contract: next() returns tokens in order with the 1-based line where each
 // starts. It throws compat::InputError(file, line) for an unterminated quote,
-// command substitution or ${...}; nothing else in shell text is an error here.
+// command substitution or ${...}, and for a word or an expansion past the
+// limits of shell_budget.h (charged to `budget`, or to the lexer's own when
+// none is given); nothing else in shell text is an error here.
 
 #include <functional>
 #include <optional>
@@ -16,6 +18,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "compat/translate/shell_budget.h"
 
 namespace hn::compat::translate {
 
@@ -57,8 +61,11 @@ using ShellLookup = std::function<std::optional<ShellVar>(std::string_view name)
 
 class ShellLexer {
  public:
-  ShellLexer(std::string_view text, std::string file, ShellLookup lookup);
+  ShellLexer(std::string_view text, std::string file, ShellLookup lookup,
+             ShellBudget* budget = nullptr);
   ShellToken next();
+  // The line the lexer has reached (where a limit passed mid-command is named).
+  int line() const { return line_; }
 
  private:
   // The word being read: its text after quote removal and expansion, as
@@ -84,6 +91,8 @@ class ShellLexer {
   std::string read_braced(int start_line);
   void expand_braced(WordState& w, const std::string& inner, const std::string& raw);
   void expand_name(WordState& w, const std::string& name, const std::string& raw);
+  // Charges `bytes` of expansion into w to the budget (throws past a limit).
+  void charge(const WordState& w, size_t bytes);
   ShellToken read_operator();
   ShellToken read_word();
   void read_heredoc_bodies();
@@ -92,6 +101,8 @@ class ShellLexer {
   std::string_view text_;
   std::string file_;
   ShellLookup lookup_;
+  std::optional<ShellBudget> own_budget_;
+  ShellBudget* budget_;
   size_t pos_ = 0;
   int line_ = 1;
   struct Heredoc {

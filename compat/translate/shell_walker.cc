@@ -24,11 +24,13 @@ std::string basename_of(const std::string& w) {
 }  // namespace
 
 ShellWalker::ShellWalker(const std::string& text, const std::string& file, ShellMode mode,
-                         ShellLookup outer, int depth)
+                         ShellLookup outer, ShellBudget* budget, int depth)
     : file_(file),
       mode_(mode),
       outer_(std::move(outer)),
-      lexer_(text, file, [this](std::string_view n) { return lookup(std::string(n)); }),
+      budget_(budget ? budget : &own_budget_.emplace(file)),
+      lexer_(
+          text, file, [this](std::string_view n) { return lookup(std::string(n)); }, budget_),
       depth_(depth),
       launch_(file, *this, record_) {}
 
@@ -43,9 +45,12 @@ std::optional<EnvEntry> ShellWalker::hand_on(const std::string& name) {
 
 std::optional<NestedRun> ShellWalker::run_nested(const std::string& body) {
   if (depth_ >= 8) return std::nullopt;
+  // The body is read again: its bytes count as expansion, so a body that
+  // repeats itself through variables cannot multiply the work.
+  budget_->expansion(body.size(), lexer_line());
   ShellWalker sub(
       body, file_, ShellMode::kScript,
-      [this](std::string_view n) { return lookup(std::string(n)); }, depth_ + 1);
+      [this](std::string_view n) { return lookup(std::string(n)); }, budget_, depth_ + 1);
   NestedRun out;
   out.in = sub.run();
   out.read_only_lines = sub.record_.read_only_lines;
@@ -63,6 +68,7 @@ EnvInput ShellWalker::run() {
         skip_next_word = false;
         continue;
       }
+      budget_->words_in_command(words.size() + 1, t.line);
       words.push_back(std::move(t));
       continue;
     }
@@ -108,6 +114,7 @@ std::string ShellWalker::condition() const {
 void ShellWalker::assign(const std::string& name, const std::string& value, const std::string& raw,
                          int line, bool dynamic, bool export_now, const ShellToken* from,
                          bool env_default) {
+  budget_->assignment(line);
   Var& v = state_[name];
   const bool cond = in_conditional();
   if (from &&
@@ -158,19 +165,27 @@ ShellWalker::State ShellWalker::merge(const std::vector<State>& states) const {
         m.maybe_unset = true;
         continue;
       }
-      for (size_t a : it->second.alts)
-        if (std::find(m.alts.begin(), m.alts.end(), a) == m.alts.end()) m.alts.push_back(a);
+      m.alts.insert(m.alts.end(), it->second.alts.begin(), it->second.alts.end());
       m.maybe_unset = m.maybe_unset || it->second.maybe_unset || it->second.alts.empty();
       m.exported = m.exported || it->second.exported;
       m.passed = m.passed || it->second.passed;
     }
     std::sort(m.alts.begin(), m.alts.end());
+    m.alts.erase(std::unique(m.alts.begin(), m.alts.end()), m.alts.end());
     out[n] = std::move(m);
   }
   return out;
 }
 
+size_t ShellWalker::state_cost(const State& s) {
+  size_t units = s.size();
+  for (const auto& [n, v] : s) units += v.alts.size();
+  return units;
+}
+
 void ShellWalker::push(Frame::Kind kind, const std::string& cond) {
+  budget_->nesting(frames_.size(), lexer_line());
+  budget_->work(state_cost(state_) + 1, lexer_line());
   Frame f;
   f.kind = kind;
   f.pre = state_;
@@ -197,11 +212,15 @@ void ShellWalker::close(Frame::Kind kind) {
     bool exhaustive =
         (f.kind == Frame::kIf && f.has_else) || (f.kind == Frame::kCase && f.case_default);
     if (!exhaustive) states.push_back(f.pre);
+    size_t units = 1;
+    for (const auto& s : states) units += state_cost(s);
+    budget_->work(units, lexer_line());
     state_ = merge(states);
     if (f.kind == kind) return;
   }
 }
 void ShellWalker::branch_end(Frame& f) {
+  budget_->work(state_cost(state_) + state_cost(f.pre) + 1, lexer_line());
   if (f.in_branch) f.done.push_back(state_);
   state_ = f.pre;
   f.in_branch = false;

@@ -36,8 +36,10 @@ class ShellWalker final : public ShellScope {
  public:
   // `text` must outlive the walker (the lexer keeps a view); `outer` answers
   // for variables this text never set (a nested script's enclosing one).
+  // `budget` is the enclosing read's (shell_budget.h), or none for a read of
+  // its own; every limit there throws InputError(file, line).
   ShellWalker(const std::string& text, const std::string& file, ShellMode mode, ShellLookup outer,
-              int depth = 0);
+              ShellBudget* budget = nullptr, int depth = 0);
 
   EnvInput run();
 
@@ -88,6 +90,9 @@ class ShellWalker final : public ShellScope {
   EnvEntry conditional_entry(const std::string& name, const Var& v) const;
   State merge(const std::vector<State>& states) const;
 
+  // Units of ShellBudget::work a copy or merge of `s` costs.
+  static size_t state_cost(const State& s);
+  int lexer_line() const { return lexer_.line(); }
   void push(Frame::Kind kind, const std::string& cond);
   Frame* top(Frame::Kind kind);
   void close(Frame::Kind kind);
@@ -107,6 +112,8 @@ class ShellWalker final : public ShellScope {
   std::string file_;
   ShellMode mode_;
   ShellLookup outer_;
+  std::optional<ShellBudget> own_budget_;
+  ShellBudget* budget_;
   ShellLexer lexer_;
   int depth_ = 0;
   State state_;

@@ -2,6 +2,8 @@
 // the six concerns (operators, comm parameters, storage access, network
 // policy, scheduling, observability). The work is in migrate/; this file is
 // the command line.
+#include <iostream>
+
 #include "compat/input_error.h"
 #include "compat/units.h"
 #include "migrate/artifacts.h"
@@ -9,6 +11,7 @@
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
 #include "preflight/report_output.h"
+#include "reports/atomic_file.h"
 
 namespace hn::preflight::commands {
 
@@ -100,8 +103,24 @@ int run(const po::variables_map& vm) {
   r.report.started_unix_ms = started;
   r.report.finished_unix_ms = unix_ms_now();
 
+  // The env file and the script belong together: both are written, or
+  // neither is, and the report says which, before it is written itself.
+  int write_failed = 0;
+  if (!r.artifacts.empty()) {
+    std::vector<reports::OutputFile> files;
+    for (const auto& a : r.artifacts) files.push_back({a.path, a.content});
+    std::string status = "written";
+    try {
+      reports::write_outputs_together(files);
+    } catch (const std::exception& e) {
+      status = std::string("not written: ") + e.what();
+      write_failed = 3;
+      std::cerr << "hnprecheck migrate: the artifacts were not written: " << e.what() << "\n";
+    }
+    for (auto& a : r.migration.artifacts) a.status = status;
+    r.report.extra_json["migration"] = reports::migration_json(r.migration);
+  }
   std::vector<ExtraOutput> extra;
-  for (const auto& a : r.artifacts) extra.push_back({a.path, a.content});
   const reports::Migration& m = r.migration;
   ReportRenderers renderers;
   renderers.text = [&m](const reports::Report& rep, const reports::TextOptions& o) {
@@ -114,7 +133,7 @@ int run(const po::variables_map& vm) {
     return reports::render_migration_html(rep, m);
   };
   emit_report(r.report, vm, false, extra, renderers);
-  return reports::migration_exit_code(m);
+  return write_failed ? write_failed : reports::migration_exit_code(m);
 }
 
 }  // namespace

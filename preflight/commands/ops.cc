@@ -1,6 +1,7 @@
 // `hnprecheck ops MODEL...`: operator compatibility of models, traces and op
 // lists against a backend's operator matrix.
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "compat/builtin_ops.h"
@@ -10,6 +11,7 @@
 #include "compat/text_file.h"
 #include "preflight/command.h"
 #include "preflight/commands/commands.h"
+#include "preflight/read_deadline.h"
 #include "preflight/report_output.h"
 #include "probes/op_findings.h"
 #include "reports/atomic_file.h"
@@ -121,13 +123,16 @@ int run(const po::variables_map& vm) {
                    (matrix.example ? " EXAMPLE matrix: edit before relying on it" : "");
   report.started_unix_ms = unix_ms_now();
   json files = json::array();
+  std::optional<ReadDeadline> deadline(std::in_place, "ops", timeout_from(vm));
   for (const auto& path : models) {
+    deadline->reading(path);
     compat::OpCheckResult r =
         compat::check_inventory(matrix, mapping, compat::read_op_source(path, format));
     auto findings = probes::op_findings(r, matrix, models.size() > 1);
     report.findings.insert(report.findings.end(), findings.begin(), findings.end());
     files.push_back(file_json(r));
   }
+  deadline.reset();
   report.finished_unix_ms = unix_ms_now();
   report.extra_json["ops"] = json{
       {"backend", matrix.backend},
@@ -180,6 +185,9 @@ Command ops() {
         "write the migration-analysis CSV ('-' = stdout)")("list-backends", po::bool_switch(),
                                                            "list the built-in matrices and exit");
     add_report_options(d);
+    add_timeout_option(d, 300,
+                       "deadline for reading the models; past it the run ends with exit 3 and "
+                       "writes nothing");
     p.add("model", -1);
   };
   c.run = run;

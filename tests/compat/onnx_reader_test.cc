@@ -146,3 +146,40 @@ TEST_CASE("onnx: dtype names follow TensorProto.DataType") {
   CHECK(onnx_dtype_name(0).empty());
   CHECK(onnx_dtype_name(99) == "dtype<99>");
 }
+
+TEST_CASE("onnx: a Scan whose num_scan_inputs exceeds its inputs is refused before inference") {
+  // A 99-byte file of this shape made shape inference allocate 8 GiB.
+  for (std::int64_t n : {std::int64_t{1} << 30, std::int64_t{0}, std::int64_t{-5}, std::int64_t{2}}) {
+    onnx::ModelProto m;
+    m.set_ir_version(7);
+    m.add_opset_import()->set_version(11);
+    auto* g = m.mutable_graph();
+    g->set_name("g");
+    g->add_input()->set_name("a");
+    g->add_output()->set_name("b");
+    auto* scan = g->add_node();
+    scan->set_op_type("Scan");
+    scan->set_name("loop");
+    scan->add_input("a");
+    scan->add_output("b");
+    auto* a = scan->add_attribute();
+    a->set_name("num_scan_inputs");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(n);
+    auto* body = scan->add_attribute();
+    body->set_name("body");
+    body->set_type(onnx::AttributeProto::GRAPH);
+    auto* bg = body->mutable_g();
+    bg->add_input()->set_name("x");
+    bg->add_output()->set_name("y");
+    auto* id = bg->add_node();
+    id->set_op_type("Identity");
+    id->add_input("x");
+    id->add_output("y");
+    CHECK_THROWS_WITH(read_onnx_bytes(m.SerializeAsString(), "scan.onnx"),
+                      Catch::StartsWith("scan.onnx: loop.num_scan_inputs: is " +
+                                        std::to_string(n) + ", but the Scan node has 1 inputs"));
+    a->set_i(1);  // the same model, valid: read
+    CHECK(read_onnx_bytes(m.SerializeAsString(), "scan.onnx").ops.size() == 2);
+  }
+}

@@ -2,12 +2,16 @@
 // (its six verdicts and its change list), the same job fixed (six "ready"),
 // the form without a manifest, the generated files, and bad input (exit 2
 // with file:line).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/process.h"
 #include "tests/support/readme_blocks.h"
+#include "tests/support/skip.h"
 #include "tests/support/temp_dir.h"
 
 using nlohmann::json;
@@ -148,6 +152,42 @@ TEST_CASE(
                                           "/gpt-13b.hccl.env exists and was not written by "
                                           "hnprecheck migrate"));
   CHECK(hn::test::read_file(out + "/gpt-13b.hccl.env") == "HCCL_BUFFSIZE=300\n");
+}
+
+TEST_CASE("migrate cli: --out-dir never writes through another user's link or directory") {
+  if (::geteuid() != 0) hn::test::skip("needs root to plant files of another uid");
+  hn::test::TempDir dir;
+  const std::string job = kExamples + "/legacy/job.toml";
+  const std::string victim = dir.path() + "/victim";
+  dir.write("victim", "precious\n");
+
+  // Another user's directory that every user may write in: refused before any work.
+  const std::string shared = dir.path() + "/shared";
+  std::filesystem::create_directory(shared);
+  REQUIRE(::chown(shared.c_str(), 65534, 65534) == 0);
+  REQUIRE(::chmod(shared.c_str(), 01777) == 0);
+  REQUIRE(::symlink(victim.c_str(), (shared + "/gpt-13b.hccl.env").c_str()) == 0);
+  auto r = hn::test::run_hnprecheck({"migrate", job, "--out-dir", shared, "--quiet"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("belongs to uid 65534 and every user may write in it"));
+
+  // Our own directory with a link of another user's under an artifact's name.
+  const std::string own = dir.path() + "/own";
+  std::filesystem::create_directory(own);
+  const std::string link = own + "/train.migrated.sbatch";
+  REQUIRE(::symlink(victim.c_str(), link.c_str()) == 0);
+  REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
+  r = hn::test::run_hnprecheck({"migrate", job, "--out-dir", own, "--quiet"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("refusing to follow the symlink"));
+  CHECK(hn::test::read_file(victim) == "precious\n");
+  CHECK_FALSE(std::filesystem::exists(own + "/gpt-13b.hccl.env"));  // nothing half-written
+
+  // Without the link both are written, and the report says so.
+  REQUIRE(::unlink(link.c_str()) == 0);
+  r = hn::test::run_hnprecheck({"migrate", job, "--out-dir", own, "--json", "-", "--quiet"});
+  CHECK(r.exit_code == 1);
+  for (const auto& a : migration_of(r).at("artifacts")) CHECK(a.at("status") == "written");
 }
 
 TEST_CASE("migrate cli: the HTML page is well-formed and the Markdown has the verdict table") {
