@@ -2,7 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
+#include <unordered_map>
 
 #include "compat/input_error.h"
 #include "compat/json_input.h"
@@ -207,14 +211,31 @@ class TraceSax final : public nlohmann::json_sax<json> {
     } else if (key_ == "name") {
       f.name = str;
     } else if (key_ == "ts") {
-      f.ts = number;
+      f.ts = number ? number : number_in(str);
     } else if (key_ == "dur") {
-      f.dur = number;
+      f.dur = number ? number : number_in(str);
     } else if (key_ == "pid" || key_ == "tid") {
       (key_ == "pid" ? f.pid : f.tid) = text ? *text : object ? "(object)" : "(list)";
     } else if (key_ == "args" && text) {
       f.args_object = false;
     }
+  }
+
+  // torch_npu writes times as strings of a decimal number.
+  static std::optional<double> number_in(const std::optional<std::string>& s) {
+    if (!s || s->empty() || s->size() > 64) return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s->c_str(), &end);
+    if (errno != 0 || end != s->c_str() + s->size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  }
+
+  std::uint32_t intern(const std::string& s) {
+    if (s.empty()) return 0;
+    auto [it, fresh] = ids_.try_emplace(s, static_cast<std::uint32_t>(out_.strings.size()));
+    if (fresh) out_.strings.push_back(s);
+    return it->second;
   }
 
   void note_type(std::optional<std::string> s) {
@@ -244,18 +265,24 @@ class TraceSax final : public nlohmann::json_sax<json> {
     if (!f.dur)
       return problem(event_field("dur", i), "a cpu_op complete event needs a number here");
     if (*f.dur < 0) return problem(event_field("dur", i), "negative duration");
+    if (out_.ops.size() >= kMaxTraceOps)
+      throw InputError(file_, 0, 0, event_field(nullptr, i),
+                       "more than " + std::to_string(kMaxTraceOps) +
+                           " cpu_op events: profile fewer steps (torch.profiler's "
+                           "schedule(active=1)) or one rank's trace");
     TraceOpEvent e;
     e.index = i;
-    e.thread = f.pid + "/" + f.tid;
+    e.thread = intern(f.pid + "/" + f.tid);
     e.ts = *f.ts;
     e.dur = *f.dur;
-    if (f.name) e.name = *f.name;
-    if (e.name.rfind("aten::", 0) == 0 && f.args_object && f.first_tensor >= 0) {
-      e.dtype = f.dtype;
+    const bool aten = f.name && f.name->rfind("aten::", 0) == 0;
+    if (aten) e.name = intern(*f.name);
+    if (aten && f.args_object && f.first_tensor >= 0) {
+      e.dtype = intern(f.dtype);
       const auto k = static_cast<std::size_t>(f.first_tensor);
       e.rank = k < f.dims.size() ? f.dims[k] : -1;
     }
-    out_.ops.push_back(std::move(e));
+    out_.ops.push_back(e);
   }
 
   const std::string& file_;
@@ -267,6 +294,7 @@ class TraceSax final : public nlohmann::json_sax<json> {
   int dims_count_ = 0;
   bool saw_root_ = false, root_object_ = false, saw_events_ = false;
   std::optional<InputError> error_;
+  std::unordered_map<std::string, std::uint32_t> ids_;
 };
 
 }  // namespace

@@ -52,16 +52,24 @@ std::string c10_dtype_name(const std::string& type) {
 
 namespace {
 
+// A kept event with what nesting adds; names are ids in TraceOpEvents::strings.
 struct Event {
   std::size_t index;  // in traceEvents
-  std::string thread;
-  double ts, dur;
-  std::string op;  // empty for cpu_op events that are not aten::
-  std::string dtype;
+  std::uint32_t thread;
+  std::uint32_t op;  // 0 for cpu_op events that are not aten::
+  std::uint32_t dtype;
   int rank;
+  double ts, dur;
   double self;
   std::ptrdiff_t parent = -1;  // after nest_events: the enclosing aten:: event, or -1
 };
+
+// Real call stacks nest a few dozen cpu_ops deep; a trace nesting thousands
+// is built to make every level a shape of its own.
+constexpr std::size_t kMaxNesting = 1024;
+// Distinct (op, dtype, rank, nested shapes) groups: real traces have a few
+// thousand; each costs an entry in every report.
+constexpr std::size_t kMaxGroups = 100000;
 
 // Sorts the events by thread and start, then walks each thread with a stack
 // of the events still open: an event's nested cpu_op children (by time
@@ -70,7 +78,7 @@ struct Event {
 // aten:: (a record_function range, an autograd node) are looked through, so
 // aten::mm inside "autograd::engine::evaluate_function" inside aten::foo is
 // still aten::foo's child.
-void nest_events(std::vector<Event>& events) {
+void nest_events(std::vector<Event>& events, const std::string& file) {
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return std::tie(a.thread, a.ts, b.dur, a.index) < std::tie(b.thread, b.ts, a.dur, b.index);
   });
@@ -79,19 +87,23 @@ void nest_events(std::vector<Event>& events) {
     std::ptrdiff_t aten;  // this event if it is aten::, else the aten:: event around it
   };
   std::vector<Open> stack;
-  std::string thread;
+  std::uint32_t thread = 0;
   for (std::size_t i = 0; i < events.size(); ++i) {
     Event& e = events[i];
-    if (e.thread != thread) {
+    if (i == 0 || e.thread != thread) {
       stack.clear();
       thread = e.thread;
     }
     while (!stack.empty() && events[stack.back().at].ts + events[stack.back().at].dur <= e.ts)
       stack.pop_back();
+    if (stack.size() >= kMaxNesting)
+      throw InputError(file, 0, 0, "traceEvents[" + std::to_string(e.index) + "]",
+                       "cpu_op events nested more than " + std::to_string(kMaxNesting) +
+                           " deep on one thread; no real call stack does");
     const std::ptrdiff_t around = stack.empty() ? -1 : stack.back().aten;
     if (!stack.empty()) events[stack.back().at].self -= e.dur;
-    if (!e.op.empty()) e.parent = around;
-    stack.push_back({i, e.op.empty() ? around : static_cast<std::ptrdiff_t>(i)});
+    if (e.op) e.parent = around;
+    stack.push_back({i, e.op == 0 ? around : static_cast<std::ptrdiff_t>(i)});
   }
   for (auto& e : events) e.self = std::max(0.0, e.self);
 }
@@ -104,20 +116,12 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
   TraceOpEvents raw = read_trace_op_events(text, file);
   std::vector<Event> ops;
   ops.reserve(raw.ops.size());
-  for (auto& r : raw.ops) {
-    Event e{};
-    e.index = r.index;
-    e.thread = std::move(r.thread);
-    e.ts = r.ts;
-    e.dur = r.dur;
-    e.self = r.dur;
-    if (r.name.rfind("aten::", 0) == 0) e.op = std::move(r.name);
-    e.dtype = std::move(r.dtype);
-    e.rank = e.op.empty() ? -1 : r.rank;
-    ops.push_back(std::move(e));
-  }
+  for (const auto& r : raw.ops)
+    ops.push_back(Event{r.index, r.thread, r.name, r.dtype, r.name ? r.rank : -1, r.ts, r.dur,
+                        r.dur, -1});
   raw.ops = {};
-  nest_events(ops);
+  nest_events(ops, file);
+  const auto& str = raw.strings;
 
   OpInventory inv;
   inv.kind = InventoryKind::kTrace;
@@ -129,14 +133,14 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
   // an occurrence. Walking backwards sees every call after the calls nested
   // in it (nest_events puts a parent before its children), so a group only
   // ever points to groups made before it.
-  using Shape = std::tuple<std::string, std::string, int, std::vector<std::size_t>>;
+  using Shape = std::tuple<std::uint32_t, std::uint32_t, int, std::vector<std::size_t>>;
   std::map<Shape, std::size_t> shapes;
   std::vector<OpOccurrence> groups;
   std::vector<std::vector<std::size_t>> nested(ops.size());  // group ids inside each event
   std::size_t aten_events = 0, composite_events = 0;
   for (std::size_t k = ops.size(); k-- > 0;) {
     const Event& e = ops[k];
-    if (e.op.empty()) continue;
+    if (e.op == 0) continue;
     ++aten_events;
     std::vector<std::size_t>& kids = nested[k];
     std::sort(kids.begin(), kids.end());
@@ -144,12 +148,17 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
     if (!kids.empty()) ++composite_events;
     auto [it, fresh] = shapes.try_emplace({e.op, e.dtype, e.rank, kids}, groups.size());
     if (fresh) {
+      if (groups.size() >= kMaxGroups)
+        throw InputError(file, 0, 0, "traceEvents[" + std::to_string(e.index) + "]",
+                         "more than " + std::to_string(kMaxGroups) +
+                             " distinct aten:: calls (by op, dtype, rank and the calls nested "
+                             "in them); real traces have a few thousand");
       OpOccurrence o;
       o.naming = OpNaming::kAten;
-      o.op = e.op;
-      o.dtype = e.dtype;
+      o.op = str[e.op];
+      o.dtype = str[e.dtype];
       if (e.rank >= 0) o.rank = e.rank;
-      o.where = e.op;
+      o.where = o.op;
       o.count = 0;
       o.position = static_cast<int>(e.index) + 1;
       o.children = kids;  // group ids for now
