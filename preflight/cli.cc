@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compat/input_error.h"
+#include "compat/printable.h"
 #include "preflight/command.h"
 #include "preflight/command_docs.h"
 #include "preflight/runner.h"
@@ -55,8 +56,13 @@ std::string first_extra_positional(const std::vector<std::string>& args,
   return "";
 }
 
+// Every error names text from outside (a path, a key, a value); a newline or
+// an ESC in it must not forge a log line or drive the terminal, so messages
+// are printed with control bytes escaped (compat/printable.h).
+std::string shown(const std::string& message) { return compat::printable(message, 4096); }
+
 int usage_error(const std::string& where, const std::string& what, const std::string& hint) {
-  std::cerr << where << ": " << what << "\n" << hint << "\n";
+  std::cerr << where << ": " << shown(what) << "\n" << hint << "\n";
   return 2;
 }
 
@@ -99,10 +105,10 @@ int dispatch(const Command& cmd, const std::vector<std::string>& args) {
     }
     return code;
   } catch (const compat::InputError& e) {
-    std::cerr << prog << ": " << e.what() << "\n";
+    std::cerr << prog << ": " << shown(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << prog << ": could not run: " << e.what() << "\n";
+    std::cerr << prog << ": could not run: " << shown(e.what()) << "\n";
     return 3;
   }
 }
@@ -139,7 +145,7 @@ int run_cli(int argc, char** argv) {
                          "Commands: " + command_names() + ". Run 'hnprecheck --help'.");
     return dispatch(*cmd, std::vector<std::string>(args.begin() + 1, args.end()));
   } catch (const std::exception& e) {
-    std::cerr << "hnprecheck: internal error: " << e.what() << "\n";
+    std::cerr << "hnprecheck: internal error: " << shown(e.what()) << "\n";
     return 3;
   } catch (...) {
     std::cerr << "hnprecheck: internal error\n";

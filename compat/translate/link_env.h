@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +61,11 @@ struct LinkEnv {
   std::string socket_family;                // AF_INET, AF_INET6 or empty
 
   static constexpr double kHcclExtraWaitS = 20;  // HCCL waits HCCL_CONNECT_TIMEOUT + 20 s
+  // No link budget is longer than a day (the cap of every --timeout): a
+  // value like HCCL_CONNECT_TIMEOUT=99999999999999999999 or
+  // NCCL_SOCKET_RETRY_CNT=1000000000 means "wait as long as it takes", and
+  // its milliseconds would overflow the clock's integer.
+  static constexpr double kMaxLinkDeadlineS = 86400;
 
   // The wall-clock budget for setting up one link, or nullopt when neither
   // limit is set (the comm layer's defaults apply).
@@ -71,15 +77,19 @@ struct LinkEnv {
       double r = n * (n + 1) / 2 * s;
       d = d ? std::min(*d, r) : r;
     }
+    if (d) d = std::min(*d, kMaxLinkDeadlineS);
     return d;
   }
   // How many connect attempts at most, or nullopt when only the budget limits them.
   std::optional<int> max_attempts() const {
     if (!retry_count) return std::nullopt;
-    return *retry_count + 1;
+    return *retry_count == std::numeric_limits<int>::max() ? *retry_count : *retry_count + 1;
   }
   // The sleep after failed attempt k (1-based): linear back-off.
-  int sleep_after_attempt_ms(int k) const { return retry_sleep_ms.value_or(100) * k; }
+  int sleep_after_attempt_ms(int k) const {
+    const long long ms = static_cast<long long>(retry_sleep_ms.value_or(100)) * k;
+    return static_cast<int>(std::min<long long>(ms, static_cast<long long>(kMaxLinkDeadlineS) * 1000));
+  }
 };
 
 namespace link_env_detail {

@@ -158,3 +158,21 @@ TEST_CASE(
   check_input_error(cli({"gate", "--baseline", deep, run}), where, what);
   check_input_error(cli(with(migrate, {"--node-report", deep})), where, what);
 }
+
+TEST_CASE("hostile input: env files: not UTF-8, a byte-order mark, control bytes in errors") {
+  TempDir dir;
+  const std::string latin = dir.write("latin.env", "NCCL_DEBUG=INFO\nNCCL_X=caf\xe9\n");
+  check_input_error(cli({"node", "--env", latin}), latin + ":2:11: ",
+                    "a byte that is not UTF-8 (0xE9)");
+  const std::string bom = dir.write("bom.env", "\xef\xbb\xbfNCCL_DEBUG=INFO\n");
+  check_input_error(cli({"node", "--env", bom}), bom + ":1:1: ", "byte-order mark");
+  // A line with ESC and a file name with a newline: escaped, never raw.
+  const std::string esc = dir.write("esc.env", "NCCL_DEBUG=INFO\nbad\x1b[2Jline here\n");
+  auto r = cli({"node", "--env", esc});
+  check_input_error(r, esc + ":2: ", "'bad\\x1b[2Jline'");
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  r = cli({"node", "--env", dir.path() + "/no\nsuch\x1b"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("/no\\x0asuch\\x1b: cannot open") != std::string::npos);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+}

@@ -115,3 +115,11 @@ TEST_CASE("link env: a translated configuration keeps its link-setup budget") {
   CHECK(li.ifname_spec == "=ens1f0");
   CHECK(li.ifname_var == "HCCL_SOCKET_IFNAME");
 }
+
+TEST_CASE("link env: a budget past a day is capped at 86400 s, never overflowed") {
+  CHECK(*link_env_from({{"HCCL_CONNECT_TIMEOUT", "99999999999999999999"}}).link_deadline_s() ==
+        Approx(86400));
+  CHECK(*link_env_from({{"NCCL_SOCKET_RETRY_CNT", "1000000000"}}).link_deadline_s() ==
+        Approx(86400));
+  CHECK(*link_env_from({{"HCCL_CONNECT_TIMEOUT", "7200"}}).link_deadline_s() == Approx(7220));
+}
