@@ -423,7 +423,10 @@ std::vector<SuspectVerdict> judge_suspects(const LinkScreen& screen,
         if (m.mine[i] * m.reference[best] > m.mine[best] * m.reference[i]) best = i;
       v.again = m.mine[best];
       v.again_reference = m.reference[best];
-      v.confirmed = v.again < screen.fraction * v.again_reference;
+      for (std::size_t i = 0; i < m.mine.size(); ++i)
+        v.matched += m.mine[i] >= screen.fraction * m.reference[i] ? 1 : 0;
+      const int needed = std::min<int>(kRoundsToClear, static_cast<int>(m.mine.size()));
+      v.confirmed = v.matched < needed;
     }
     out.push_back(std::move(v));
   }

@@ -55,10 +55,16 @@ std::string second_look(const SuspectVerdict& v) {
   if (!v.measured)
     return "it could not be measured again (a link failed or the deadline came), and one look "
            "is not a verdict";
-  return "measured again " + std::to_string(v.samples.size()) +
-         " times beside links under no suspicion, it came closest at " + gbps(v.again) +
-         " GB/s against " + gbps(v.again_reference) + " GB/s (" +
-         num(v.again_reference > 0 ? v.again / v.again_reference : 0) + " of it)";
+  std::string s = "measured again " + std::to_string(v.samples.size()) +
+                  " times beside links under no suspicion, it came closest at " + gbps(v.again) +
+                  " GB/s against " + gbps(v.again_reference) + " GB/s (" +
+                  num(v.again_reference > 0 ? v.again / v.again_reference : 0) + " of it)";
+  // A confirmed suspect that came close once: say why one round did not clear it.
+  if (v.confirmed && v.matched > 0)
+    s += ", but reached the fraction in only " + std::to_string(v.matched) + " of " +
+         std::to_string(v.samples.size()) + " rounds (" + std::to_string(kRoundsToClear) +
+         " clear it)";
+  return s;
 }
 
 // The second look's figures, in the order measured, as evidence.
