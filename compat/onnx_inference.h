@@ -26,9 +26,8 @@ namespace hn::compat {
 inline constexpr std::size_t kInferenceMemoryBytes = std::size_t{1} << 30;  // 1 GiB
 inline constexpr std::chrono::seconds kInferenceTime{60};
 
-std::optional<onnx::ModelProto> infer_shapes_isolated(const onnx::ModelProto& model,
-                                                      std::string& why,
-                                                      std::chrono::milliseconds limit =
-                                                          kInferenceTime);
+std::optional<onnx::ModelProto> infer_shapes_isolated(
+    const onnx::ModelProto& model, std::string& why,
+    std::chrono::milliseconds limit = kInferenceTime);
 
 }  // namespace hn::compat

@@ -205,8 +205,8 @@ void check_inference_attributes(const onnx::GraphProto& g, const std::string& so
                                 const std::string& prefix) {
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    const std::string name = prefix + (n.name().empty() ? n.op_type() + "#" + std::to_string(i + 1)
-                                                        : n.name());
+    const std::string name =
+        prefix + (n.name().empty() ? n.op_type() + "#" + std::to_string(i + 1) : n.name());
     if (n.op_type() == "Scan" &&
         std::none_of(n.attribute().begin(), n.attribute().end(),
                      [](const onnx::AttributeProto& a) { return a.name() == "num_scan_inputs"; }))

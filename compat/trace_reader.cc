@@ -117,8 +117,8 @@ OpInventory read_trace_text(const std::string& text, const std::string& file) {
   std::vector<Event> ops;
   ops.reserve(raw.ops.size());
   for (const auto& r : raw.ops)
-    ops.push_back(Event{r.index, r.thread, r.name, r.dtype, r.name ? r.rank : -1, r.ts, r.dur,
-                        r.dur, -1});
+    ops.push_back(
+        Event{r.index, r.thread, r.name, r.dtype, r.name ? r.rank : -1, r.ts, r.dur, r.dur, -1});
   raw.ops = {};
   nest_events(ops, file);
   const auto& str = raw.strings;

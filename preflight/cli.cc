@@ -59,7 +59,9 @@ std::string first_extra_positional(const std::vector<std::string>& args,
 // Every error names text from outside (a path, a key, a value); a newline or
 // an ESC in it must not forge a log line or drive the terminal, so messages
 // are printed with control bytes escaped (compat/printable.h).
-std::string shown(const std::string& message) { return compat::printable(message, 4096); }
+std::string shown(const std::string& message) {
+  return compat::printable(message, 4096);
+}
 
 int usage_error(const std::string& where, const std::string& what, const std::string& hint) {
   std::cerr << where << ": " << shown(what) << "\n" << hint << "\n";

@@ -99,7 +99,11 @@ OutputSlot::OutputSlot(OutputSlot&& o) noexcept
 
 OutputSlot::OutputSlot(int dir_fd, std::string name, std::string shown, const struct stat* st,
                        bool magic)
-    : dir_fd_(dir_fd), name_(std::move(name)), shown_(std::move(shown)), exists_(st), magic_(magic) {
+    : dir_fd_(dir_fd),
+      name_(std::move(name)),
+      shown_(std::move(shown)),
+      exists_(st),
+      magic_(magic) {
   if (st) st_ = *st;
 }
 

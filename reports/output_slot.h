@@ -39,7 +39,7 @@ class OutputSlot {
   OutputSlot(const OutputSlot&) = delete;
   ~OutputSlot();
 
-  int dir_fd() const { return dir_fd_; }   // an O_PATH handle, usable as an *at() dirfd
+  int dir_fd() const { return dir_fd_; }  // an O_PATH handle, usable as an *at() dirfd
   const std::string& name() const { return name_; }
   const std::string& shown() const { return shown_; }  // the file as a path, for messages
   std::string shown_dir() const;

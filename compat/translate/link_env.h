@@ -88,7 +88,8 @@ struct LinkEnv {
   // The sleep after failed attempt k (1-based): linear back-off.
   int sleep_after_attempt_ms(int k) const {
     const long long ms = static_cast<long long>(retry_sleep_ms.value_or(100)) * k;
-    return static_cast<int>(std::min<long long>(ms, static_cast<long long>(kMaxLinkDeadlineS) * 1000));
+    return static_cast<int>(
+        std::min<long long>(ms, static_cast<long long>(kMaxLinkDeadlineS) * 1000));
   }
 };
 

@@ -6,8 +6,12 @@
 namespace hn::compat::translate {
 
 namespace {
-std::string kib(std::size_t bytes) { return std::to_string(bytes >> 10) + " KiB"; }
-std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+std::string kib(std::size_t bytes) {
+  return std::to_string(bytes >> 10) + " KiB";
+}
+std::string mib(std::size_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
 }  // namespace
 
 void ShellBudget::fail(int line, const std::string& what) const {
@@ -44,8 +48,8 @@ void ShellBudget::words_in_command(std::size_t count, int line) const {
 
 void ShellBudget::nesting(std::size_t open_frames, int line) const {
   if (open_frames >= kMaxShellNesting)
-    fail(line, "if/case/loop/function blocks nested more than " +
-                   std::to_string(kMaxShellNesting) + " deep");
+    fail(line, "if/case/loop/function blocks nested more than " + std::to_string(kMaxShellNesting) +
+                   " deep");
 }
 
 void ShellBudget::work(std::size_t units, int line) {

@@ -1,8 +1,8 @@
 // `hnprecheck ops MODEL...`: operator compatibility of models, traces and op
 // lists against a backend's operator matrix.
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "compat/builtin_ops.h"
 #include "compat/input_error.h"

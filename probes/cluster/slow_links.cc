@@ -229,11 +229,10 @@ SlowLinkResult judge_links(const std::string& plane, const std::vector<std::stri
       if (!v) continue;
       Described d = describe(v->suspect, s, names, false);
       if (v->confirmed || !v->measured)
-        out.findings.push_back(
-            with_samples(slow_finding(plane, d, v->confirmed ? Status::kFail : Status::kWarn,
-                                      v->suspect.value, v->suspect.expected,
-                                      second_look(*v), to_string(v->suspect.kind)),
-                         *v));
+        out.findings.push_back(with_samples(
+            slow_finding(plane, d, v->confirmed ? Status::kFail : Status::kWarn, v->suspect.value,
+                         v->suspect.expected, second_look(*v), to_string(v->suspect.kind)),
+            *v));
       else
         dismiss(d, *v);
     }

@@ -79,8 +79,9 @@ void apply_budget(const EnvMap& env, const compat::translate::LinkEnv& le, LinkP
   std::optional<double> hccl;
   if (le.connect_timeout_s) hccl = *le.connect_timeout_s + le.kHcclExtraWaitS;
   if (*deadline >= le.kMaxLinkDeadlineS) {
-    p.budget_source = std::string(le.connect_timeout_s ? "HCCL_CONNECT_TIMEOUT" : "NCCL_SOCKET_RETRY_CNT") +
-                      " asks for more than a day: capped at 86400 s";
+    p.budget_source =
+        std::string(le.connect_timeout_s ? "HCCL_CONNECT_TIMEOUT" : "NCCL_SOCKET_RETRY_CNT") +
+        " asks for more than a day: capped at 86400 s";
   } else if (hccl && *hccl <= *deadline) {
     p.budget_source = "HCCL_CONNECT_TIMEOUT=" + env.at("HCCL_CONNECT_TIMEOUT") + " + 20 s";
   } else {

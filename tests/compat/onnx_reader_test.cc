@@ -149,7 +149,8 @@ TEST_CASE("onnx: dtype names follow TensorProto.DataType") {
 
 TEST_CASE("onnx: a Scan whose num_scan_inputs exceeds its inputs is refused before inference") {
   // A 99-byte file of this shape made shape inference allocate 8 GiB.
-  for (std::int64_t n : {std::int64_t{1} << 30, std::int64_t{0}, std::int64_t{-5}, std::int64_t{2}}) {
+  for (std::int64_t n :
+       {std::int64_t{1} << 30, std::int64_t{0}, std::int64_t{-5}, std::int64_t{2}}) {
     onnx::ModelProto m;
     m.set_ir_version(7);
     m.add_opset_import()->set_version(11);
@@ -177,8 +178,8 @@ TEST_CASE("onnx: a Scan whose num_scan_inputs exceeds its inputs is refused befo
     id->add_input("x");
     id->add_output("y");
     CHECK_THROWS_WITH(read_onnx_bytes(m.SerializeAsString(), "scan.onnx"),
-                      Catch::StartsWith("scan.onnx: loop.num_scan_inputs: is " +
-                                        std::to_string(n) + ", but the Scan node has 1 inputs"));
+                      Catch::StartsWith("scan.onnx: loop.num_scan_inputs: is " + std::to_string(n) +
+                                        ", but the Scan node has 1 inputs"));
     a->set_i(1);  // the same model, valid: read
     CHECK(read_onnx_bytes(m.SerializeAsString(), "scan.onnx").ops.size() == 2);
   }

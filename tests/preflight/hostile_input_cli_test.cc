@@ -162,8 +162,8 @@ TEST_CASE(
 TEST_CASE("hostile input: env files: not UTF-8, a byte-order mark, control bytes in errors") {
   TempDir dir;
   const std::string latin = dir.write("latin.env", "NCCL_DEBUG=INFO\nNCCL_X=caf\xe9\n");
-  check_input_error(cli({"node", "--env", latin}), latin + ":2:11: ",
-                    "a byte that is not UTF-8 (0xE9)");
+  check_input_error(cli({"node", "--env", latin}),
+                    latin + ":2:11: ", "a byte that is not UTF-8 (0xE9)");
   const std::string bom = dir.write("bom.env", "\xef\xbb\xbfNCCL_DEBUG=INFO\n");
   check_input_error(cli({"node", "--env", bom}), bom + ":1:1: ", "byte-order mark");
   // A line with ESC and a file name with a newline: escaped, never raw.

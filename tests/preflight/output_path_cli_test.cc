@@ -4,8 +4,8 @@
 // `translate` blocked on the FIFO past --timeout (forever for translate).
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -30,13 +30,15 @@ TEST_CASE("output paths: root refuses another user's symlink in a sticky directo
   auto r = hn::test::run_hnprecheck({"node", "--json", link, "--timeout", "5"}, 30);
   INFO(r.err);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--json") && Catch::Contains("refusing to follow the symlink") &&
+  CHECK_THAT(r.err, Catch::Contains("--json") &&
+                        Catch::Contains("refusing to follow the symlink") &&
                         Catch::Contains("uid 65534"));
   CHECK(hn::test::read_file(victim) == "root:x:0:0\n");
 }
 
-TEST_CASE("output paths: a user flipping links for the whole run of each command never gets a "
-          "write outside the directory") {
+TEST_CASE(
+    "output paths: a user flipping links for the whole run of each command never gets a "
+    "write outside the directory") {
   if (::geteuid() != 0) hn::test::skip("needs root to run the attacker as another user");
   hn::test::TempDir dir;
   const std::string victim = dir.write("victim", "precious\n");
@@ -75,13 +77,13 @@ TEST_CASE("output paths: a user flipping links for the whole run of each command
         ::unlink((pub + "/" + n).c_str());
     }
     hn::test::ProcessResult r =
-        i % 2 == 0 ? hn::test::run_hnprecheck({"node", "--json", pub + "/report.json", "--markdown",
-                                               pub + "/report.md", "--timeout", "10"},
-                                              30)
-                   : hn::test::run_hnprecheck({"translate", "--from", "nccl", "--to", "hccl", env,
-                                               "--out", pub + "/out.env", "--junit",
-                                               pub + "/report.xml"},
-                                              30);
+        i % 2 == 0
+            ? hn::test::run_hnprecheck({"node", "--json", pub + "/report.json", "--markdown",
+                                        pub + "/report.md", "--timeout", "10"},
+                                       30)
+            : hn::test::run_hnprecheck({"translate", "--from", "nccl", "--to", "hccl", env, "--out",
+                                        pub + "/out.env", "--junit", pub + "/report.xml"},
+                                       30);
     ++runs;
     INFO(r.err);
     CHECK((r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2 || r.exit_code == 3));
@@ -97,7 +99,7 @@ TEST_CASE("output paths: a user flipping links for the whole run of each command
   CHECK((st.st_mode & 07777) == 0600);
   CHECK(st.st_uid == 0);
   WARN(runs << " runs, " << met_link << " refused at the attacker's link (" << at_write
-             << " of them only when writing), " << clean << " written in full");
+            << " of them only when writing), " << clean << " written in full");
   CHECK(met_link > 0);  // the runs did meet the links
   CHECK(clean > 0);     // and some ran between them
 }

@@ -47,9 +47,9 @@ TEST_CASE("reader memory: env files and scripts at their limits fit 512 MiB") {
     env += "NCCL_X_" + std::to_string(i) + "=" + std::string(pad, 'v') + "\n";
   REQUIRE(env.size() <= hn::compat::kMaxLaunchFileBytes);
   write(dir.path() + "/many.env", env);
-  check_within(run_limited({"node", "--env", dir.path() + "/many.env", "--json", "/dev/null",
-                            "--quiet"}),
-               0);
+  check_within(
+      run_limited({"node", "--env", dir.path() + "/many.env", "--json", "/dev/null", "--quiet"}),
+      0);
   check_within(run_limited({"translate", "--from", "nccl", "--to", "hccl", dir.path() + "/many.env",
                             "--json", "/dev/null", "--quiet"}),
                0);
@@ -95,9 +95,9 @@ TEST_CASE("reader memory: traces, models and op lists within their limits fit 51
         << ",\"pid\":1,\"tid\":1}";
     f << "]}";
     f.close();
-    check_within(run_limited({"ops", "--backend", "reference-cpu", path, "--json", "/dev/null",
-                              "--quiet"}),
-                 nested ? 2 : 0);
+    check_within(
+        run_limited({"ops", "--backend", "reference-cpu", path, "--json", "/dev/null", "--quiet"}),
+        nested ? 2 : 0);
   }
   // A 100 MB op list is refused from its size, unread.
   {

@@ -181,9 +181,9 @@ TEST_CASE("a symlink that is neither ours nor root's is never followed") {
     const std::string link = pub + "/report.json";
     REQUIRE(::symlink(victim.c_str(), link.c_str()) == 0);
     REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
-    CHECK_THAT(output_path_problem(link),
-               Catch::Contains("refusing to follow the symlink " + link) &&
-                   Catch::Contains("uid 65534"));
+    CHECK_THAT(
+        output_path_problem(link),
+        Catch::Contains("refusing to follow the symlink " + link) && Catch::Contains("uid 65534"));
     CHECK_THROWS_WITH(write_output(link, "overwritten\n"), Catch::Contains("uid 65534"));
     CHECK_FALSE(read_existing_output(link, 100).has_value());
     // The same link as a directory on the way.
@@ -279,7 +279,7 @@ TEST_CASE("a link flipped at the output's name during the writes is never writte
   REQUIRE(::stat(victim.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0600);
   WARN("written " << written << ", refused " << refused << ", of which at the attacker's link "
-                    << met_link);
+                  << met_link);
   CHECK(written > 0);   // the race was run, not refused wholesale
   CHECK(met_link > 0);  // and the writes did meet the attacker's links
 }
