@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -38,6 +39,30 @@ std::vector<std::size_t> counts(int ranks) {
   return {0, 1, 7, 1023, (1u << 20) + 3};
 }
 
+// Buffers reused across the whole matrix (each rank is its own process):
+// fresh megabytes for every call, zero-filled and faulted in, were a third
+// of the test's time. An output is filled with a pattern before each call,
+// so a result left from the previous combination can never pass for this
+// one; an input is written whole by its check before the call.
+class Scratch {
+ public:
+  std::byte* in(std::size_t bytes) { return take(in_, bytes, false); }
+  std::byte* out(std::size_t bytes) { return take(out_, bytes, true); }
+
+ private:
+  static std::byte* take(std::vector<std::byte>& v, std::size_t bytes, bool fill) {
+    if (v.size() < bytes + 1) v.resize(bytes + 1);  // + 1: a distinct pointer for 0 bytes
+    if (fill) std::memset(v.data(), 0x5a, bytes);
+    return v.data();
+  }
+  std::vector<std::byte> in_, out_;
+};
+
+Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+
 struct Where {
   std::string what;
   [[noreturn]] void fail(std::size_t i, double got, double want) const {
@@ -57,10 +82,11 @@ std::string label(const char* coll, const Options& o, std::size_t count, bool in
 void check_allreduce(Communicator& c, const Options& o, std::size_t count, bool inplace) {
   const int n = c.size(), r = c.rank();
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> in(count * esz), out(count * esz);
-  for (std::size_t i = 0; i < count; ++i) put(o.dtype, in.data(), i, input_value(o.op, r, i));
-  void* dst = inplace ? in.data() : out.data();
-  allreduce(c, in.data(), dst, count, o);
+  std::byte* in = scratch().in(count * esz);
+  std::byte* out = scratch().out(count * esz);
+  for (std::size_t i = 0; i < count; ++i) put(o.dtype, in, i, input_value(o.op, r, i));
+  void* dst = inplace ? in : out;
+  allreduce(c, in, dst, count, o);
   Where w{label("allreduce", o, count, inplace)};
   for (std::size_t i = 0; i < count; ++i) {
     double want = expected_value(o.op, o.dtype, n, i), got = get(o.dtype, dst, i);
@@ -71,10 +97,11 @@ void check_allreduce(Communicator& c, const Options& o, std::size_t count, bool 
 void check_reduce_scatter(Communicator& c, const Options& o, std::size_t rc, bool inplace) {
   const int n = c.size(), r = c.rank();
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> in(rc * n * esz), out(rc * esz);
-  for (std::size_t i = 0; i < rc * n; ++i) put(o.dtype, in.data(), i, input_value(o.op, r, i));
-  void* dst = inplace ? in.data() + r * rc * esz : out.data();
-  reduce_scatter(c, in.data(), dst, rc, o);
+  std::byte* in = scratch().in(rc * n * esz);
+  std::byte* out = scratch().out(rc * esz);
+  for (std::size_t i = 0; i < rc * n; ++i) put(o.dtype, in, i, input_value(o.op, r, i));
+  void* dst = inplace ? in + r * rc * esz : out;
+  reduce_scatter(c, in, dst, rc, o);
   Where w{label("reduce_scatter", o, rc, inplace)};
   for (std::size_t j = 0; j < rc; ++j) {
     std::size_t g = r * rc + j;
@@ -86,13 +113,14 @@ void check_reduce_scatter(Communicator& c, const Options& o, std::size_t rc, boo
 void check_reduce(Communicator& c, const Options& o, std::size_t count) {
   const int n = c.size(), r = c.rank();
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> in(count * esz), out(count * esz);
-  for (std::size_t i = 0; i < count; ++i) put(o.dtype, in.data(), i, input_value(o.op, r, i));
-  reduce(c, in.data(), out.data(), count, o);
+  std::byte* in = scratch().in(count * esz);
+  std::byte* out = scratch().out(count * esz);
+  for (std::size_t i = 0; i < count; ++i) put(o.dtype, in, i, input_value(o.op, r, i));
+  reduce(c, in, out, count, o);
   if (r != o.root) return;
   Where w{label("reduce", o, count, false) + " root=" + std::to_string(o.root)};
   for (std::size_t i = 0; i < count; ++i) {
-    double want = expected_value(o.op, o.dtype, n, i), got = get(o.dtype, out.data(), i);
+    double want = expected_value(o.op, o.dtype, n, i), got = get(o.dtype, out, i);
     if (got != want) w.fail(i, got, want);
   }
 }
@@ -105,42 +133,44 @@ double tag(int from, std::size_t i) {
 void check_allgather(Communicator& c, const Options& o, std::size_t count, bool inplace) {
   const int n = c.size(), r = c.rank();
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> in(count * esz), out(count * n * esz);
-  std::byte* src = inplace ? out.data() + r * count * esz : in.data();
+  std::byte* in = scratch().in(count * esz);
+  std::byte* out = scratch().out(count * n * esz);
+  std::byte* src = inplace ? out + r * count * esz : in;
   for (std::size_t i = 0; i < count; ++i) put(o.dtype, src, i, tag(r, i));
-  allgather(c, src, out.data(), count, o);
+  allgather(c, src, out, count, o);
   Where w{label("allgather", o, count, inplace)};
   for (int j = 0; j < n; ++j)
     for (std::size_t i = 0; i < count; ++i)
-      if (get(o.dtype, out.data(), j * count + i) != tag(j, i))
-        w.fail(j * count + i, get(o.dtype, out.data(), j * count + i), tag(j, i));
+      if (get(o.dtype, out, j * count + i) != tag(j, i))
+        w.fail(j * count + i, get(o.dtype, out, j * count + i), tag(j, i));
 }
 
 void check_broadcast(Communicator& c, const Options& o, std::size_t count) {
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> buf(count * esz, std::byte{0x5a});
+  std::byte* buf = scratch().out(count * esz);
   if (c.rank() == o.root)
-    for (std::size_t i = 0; i < count; ++i) put(o.dtype, buf.data(), i, tag(o.root, i));
-  broadcast(c, buf.data(), count, o);
+    for (std::size_t i = 0; i < count; ++i) put(o.dtype, buf, i, tag(o.root, i));
+  broadcast(c, buf, count, o);
   Where w{label("broadcast", o, count, false) + " root=" + std::to_string(o.root)};
   for (std::size_t i = 0; i < count; ++i)
-    if (get(o.dtype, buf.data(), i) != tag(o.root, i))
-      w.fail(i, get(o.dtype, buf.data(), i), tag(o.root, i));
+    if (get(o.dtype, buf, i) != tag(o.root, i))
+      w.fail(i, get(o.dtype, buf, i), tag(o.root, i));
 }
 
 void check_alltoall(Communicator& c, const Options& o, std::size_t count) {
   const int n = c.size(), r = c.rank();
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> in(count * n * esz), out(count * n * esz);
+  std::byte* in = scratch().in(count * n * esz);
+  std::byte* out = scratch().out(count * n * esz);
   for (int j = 0; j < n; ++j)
     for (std::size_t i = 0; i < count; ++i)
-      put(o.dtype, in.data(), j * count + i, tag(r * n + j, i));
-  alltoall(c, in.data(), out.data(), count, o);
+      put(o.dtype, in, j * count + i, tag(r * n + j, i));
+  alltoall(c, in, out, count, o);
   Where w{label("alltoall", o, count, false)};
   for (int j = 0; j < n; ++j)
     for (std::size_t i = 0; i < count; ++i)
-      if (get(o.dtype, out.data(), j * count + i) != tag(j * n + r, i))
-        w.fail(j * count + i, get(o.dtype, out.data(), j * count + i), tag(j * n + r, i));
+      if (get(o.dtype, out, j * count + i) != tag(j * n + r, i))
+        w.fail(j * count + i, get(o.dtype, out, j * count + i), tag(j * n + r, i));
 }
 
 // Rank j sends (j + k) % 5 + base elements to rank k: unequal sizes, some zero.
@@ -154,35 +184,37 @@ void check_alltoallv(Communicator& c, const Options& o, std::size_t base) {
     sc[j] = cnt(r, j), sd[j] = st, st += sc[j];
     rcount[j] = cnt(j, r), rd[j] = rt, rt += rcount[j];
   }
-  std::vector<std::byte> in(st * esz + 1), out(rt * esz + 1);
+  std::byte* in = scratch().in(st * esz);
+  std::byte* out = scratch().out(rt * esz);
   for (int j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < sc[j]; ++i) put(o.dtype, in.data(), sd[j] + i, tag(r * n + j, i));
-  alltoallv(c, in.data(), sc, sd, out.data(), rcount, rd, o);
+    for (std::size_t i = 0; i < sc[j]; ++i) put(o.dtype, in, sd[j] + i, tag(r * n + j, i));
+  alltoallv(c, in, sc, sd, out, rcount, rd, o);
   Where w{label("alltoallv", o, base, false)};
   for (int j = 0; j < n; ++j)
     for (std::size_t i = 0; i < rcount[j]; ++i)
-      if (get(o.dtype, out.data(), rd[j] + i) != tag(j * n + r, i))
-        w.fail(rd[j] + i, get(o.dtype, out.data(), rd[j] + i), tag(j * n + r, i));
+      if (get(o.dtype, out, rd[j] + i) != tag(j * n + r, i))
+        w.fail(rd[j] + i, get(o.dtype, out, rd[j] + i), tag(j * n + r, i));
 }
 
 void check_sendrecv(Communicator& c, const Options& o, std::size_t count) {
   const int n = c.size(), r = c.rank();
   if (n == 1) return;
   const std::size_t esz = dtype_size(o.dtype);
-  std::vector<std::byte> in(count * esz), out(count * esz);
-  for (std::size_t i = 0; i < count; ++i) put(o.dtype, in.data(), i, tag(r, i));
-  sendrecv(c, in.data(), (r + 1) % n, out.data(), (r + n - 1) % n, count, o);
+  std::byte* in = scratch().in(count * esz);
+  std::byte* out = scratch().out(count * esz);
+  for (std::size_t i = 0; i < count; ++i) put(o.dtype, in, i, tag(r, i));
+  sendrecv(c, in, (r + 1) % n, out, (r + n - 1) % n, count, o);
   Where w{label("sendrecv", o, count, false)};
   for (std::size_t i = 0; i < count; ++i)
-    if (get(o.dtype, out.data(), i) != tag((r + n - 1) % n, i))
-      w.fail(i, get(o.dtype, out.data(), i), tag((r + n - 1) % n, i));
+    if (get(o.dtype, out, i) != tag((r + n - 1) % n, i))
+      w.fail(i, get(o.dtype, out, i), tag((r + n - 1) % n, i));
   // send/recv: rank 0 to the last rank.
-  if (r == 0) send(c, in.data(), count, n - 1, o);
+  if (r == 0) send(c, in, count, n - 1, o);
   if (r == n - 1) {
-    recv(c, out.data(), count, 0, o);
+    recv(c, out, count, 0, o);
     for (std::size_t i = 0; i < count; ++i)
-      if (get(o.dtype, out.data(), i) != tag(0, i))
-        w.fail(i, get(o.dtype, out.data(), i), tag(0, i));
+      if (get(o.dtype, out, i) != tag(0, i))
+        w.fail(i, get(o.dtype, out, i), tag(0, i));
   }
 }
 
