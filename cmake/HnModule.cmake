@@ -9,15 +9,19 @@ function(hn_module target)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# hn_test(<target> LABELS <labels> SOURCES ... DEPS ... [TIMEOUT s] [COST c] [SERIAL])
+# hn_test(<target> LABELS <labels> SOURCES ... DEPS ... [TIMEOUT s] [COST c] [SERIAL] [IDLE])
 #   One Catch2 executable per unit under test; every TEST_CASE becomes a ctest
 #   test carrying LABELS. Exit code 77 means "skipped" (see tests/support/skip.h).
 #   COST makes `ctest -j` start long tests first on a clean checkout (no
 #   timing history yet), so they overlap the rest instead of trailing it.
 #   SERIAL runs its tests with nothing beside them (RUN_SERIAL): for a test
 #   that loads every CPU on purpose, whose load must not fail other tests.
+#   PROCESSORS counts half-CPUs: a test takes 2, one that mostly waits out a
+#   deadline (IDLE) takes 1, and scripts/test runs ctest -j (2 x CPUs + 1),
+#   so one idle test runs beside a full machine instead of holding a CPU's
+#   slot (a silent-peer contract test sleeps 140 s).
 function(hn_test target)
-  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT;COST" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL;IDLE" "TIMEOUT;COST" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
@@ -27,6 +31,11 @@ function(hn_test target)
   endif()
   if(ARG_SERIAL)
     list(APPEND cost_property RUN_SERIAL TRUE)
+  endif()
+  if(ARG_IDLE)
+    list(APPEND cost_property PROCESSORS 1)
+  else()
+    list(APPEND cost_property PROCESSORS 2)
   endif()
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ${ARG_DEPS} hn_test_support Catch2::Catch2WithMain hn_warnings hn_test_flags hn_sanitize)
