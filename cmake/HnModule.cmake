@@ -1,20 +1,3 @@
-# One precompiled header of the standard library for every module (REUSE_FROM
-# below). Parsing is about a third of a module file's compile time at -O2,
-# and the std headers half of that: with them precompiled, 12 sampled files
-# took 24.7 CPU-s instead of 29.7. nlohmann-json is left out: loading the
-# bigger header cost the files without it more than it saved the 41 with it.
-# It carries the modules' flags (PIC, the warnings, the sanitizer); files
-# still include what they use. HN_MODULE_PCH=OFF builds without it.
-if(HN_MODULE_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  add_library(hn_module_pch OBJECT ${CMAKE_CURRENT_LIST_DIR}/module_pch.cc)
-  set_target_properties(hn_module_pch PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  target_link_libraries(hn_module_pch PRIVATE hn_warnings hn_sanitize)
-  target_precompile_headers(hn_module_pch PRIVATE
-    <algorithm> <array> <atomic> <chrono> <cstdint> <cstdlib> <cstring> <filesystem>
-    <fstream> <functional> <iostream> <map> <memory> <mutex> <optional> <set> <sstream>
-    <stdexcept> <string> <string_view> <thread> <unordered_map> <utility> <variant> <vector>)
-endif()
-
 # hn_module(<target> SOURCES ... [DEPS ...])
 #   One static library per module. Includes are rooted at the project root, so
 #   code writes #include "reports/finding.h". Flags come from hn_warnings.
@@ -24,9 +7,6 @@ function(hn_module target)
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE hn_warnings hn_sanitize ${ARG_PRIVATE_DEPS})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  if(TARGET hn_module_pch)
-    target_precompile_headers(${target} REUSE_FROM hn_module_pch)
-  endif()
 endfunction()
 
 # hn_test(<target> LABELS <labels> SOURCES ... DEPS ... [TIMEOUT s] [COST c] [SERIAL] [IDLE])
