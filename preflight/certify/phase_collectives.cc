@@ -209,17 +209,26 @@ void judge_rows(Coordinator& co, const std::string& plane, const json& rows, int
          {"bad_sizes", probes::join_list(bad)}}));
     const double busbw = last.at("busbw").get<double>();
     const bool low = limit > 0 && busbw < limit;
-    Finding f = reports::make_finding(
-        "COMM-COLL-BUSBW", low ? Status::kFail : Status::kPass, op + " plane " + plane,
-        {{"op", op},
-         {"plane", plane},
-         {"busbw", gbps_text(busbw)},
-         {"size", size_text(last.at("size").get<std::size_t>())},
-         {"ranks", std::to_string(world)},
-         {"limit", gbps_text(limit)},
-         {"limit_text", limit > 0 ? "minimum " + gbps_text(limit) + " GB/s from " + limit_why
-                                  : "no threshold: the profile sets no busbw_min_gbps or "
-                                    "busbw_min_fraction for this plane"}});
+    const std::string size = size_text(last.at("size").get<std::size_t>());
+    // Without a floor the figure is measured and recorded (the certificate,
+    // gate) but nothing was judged: a PASS here could never have been a FAIL.
+    reports::Params params{{"op", op},
+                           {"plane", plane},
+                           {"busbw", gbps_text(busbw)},
+                           {"size", size},
+                           {"ranks", std::to_string(world)}};
+    Status status = Status::kSkip;
+    if (limit > 0) {
+      status = low ? Status::kFail : Status::kPass;
+      params["limit"] = gbps_text(limit);
+      params["limit_text"] = "minimum " + gbps_text(limit) + " GB/s from " + limit_why;
+    } else {
+      params["reason"] = "no floor to judge against: busbw " + gbps_text(busbw) + " GB/s at " +
+                         size + " on " + std::to_string(world) +
+                         " ranks was measured; set busbw_min_gbps or busbw_min_fraction for "
+                         "plane " + plane + " in the profile to judge it";
+    }
+    Finding f = reports::make_finding("COMM-COLL-BUSBW", status, op + " plane " + plane, params);
     f.metrics["busbw"] = {busbw, "GB/s"};
     out.findings.push_back(std::move(f));
     if (op == "allreduce" || rec.load_op.empty()) {

@@ -108,6 +108,45 @@ TEST_CASE("certify: --only and --skip select phases - the others are SKIP naming
   }
 }
 
+TEST_CASE("certify: busbw is judged only against a floor - above PASS, below FAIL, none SKIP") {
+  TempDir dir;
+  // The embedded default's plane, with and without a floor.
+  auto profile = [&](const std::string& name, const std::string& floor) {
+    return dir.write(name, "version: 1\ncluster: t\nplanes:\n  - name: default\n"
+                           "    type: parameter\n    nic: auto\n" +
+                               floor);
+  };
+  struct Case {
+    std::string floor;
+    std::string status;
+    int exit_code;
+  };
+  for (const Case& k : {Case{"", "SKIP", 0}, Case{"    busbw_min_gbps: 0.000001\n", "PASS", 0},
+                        Case{"    busbw_min_gbps: 999999\n", "FAIL", 1}}) {
+    INFO("floor: " << k.floor);
+    const std::string p = profile("p.yaml", k.floor);
+    auto r = run_hnprecheck(args({"--profile", p, "--only", "hosts,links,collectives", "--json",
+                                  dir.path() + "/r.json"}),
+                            120);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == k.exit_code);
+    const auto report = json::parse(hn::test::read_file(dir.path() + "/r.json"));
+    int seen = 0;
+    for (const auto& f : report["findings"])
+      if (f["code"] == "COMM-COLL-BUSBW") {
+        ++seen;
+        CHECK(f["status"] == k.status);
+        // The figure is recorded whether or not it was judged.
+        CHECK(!f["evidence"]["busbw"].get<std::string>().empty());
+      }
+    CHECK(seen == 4);
+    if (k.status == "FAIL")
+      CHECK(report["extra"]["certify"]["verdict"] == "not_certified");
+    if (k.status == "SKIP")
+      CHECK_THAT(r.out, Catch::Contains("no floor to judge against"));
+  }
+}
+
 TEST_CASE("certify: bad input is exit 2 before anything runs, naming the option") {
   TempDir dir;
   struct Case {
