@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -12,6 +14,7 @@
 #include <sstream>
 
 #include "compat/input_error.h"
+#include "compat/text_file.h"
 #include "compat/translate/env_output.h"
 #include "compat/translate/shell_lexer.h"
 #include "reports/atomic_file.h"
@@ -176,6 +179,39 @@ std::string render_migrated_script(const std::string& text, const std::string& f
     }
   }
 
+  // Open MPI starts remote ranks with only the variables -x names: the
+  // translated settings go onto each mpirun line (not for MPICH/Intel MPI,
+  // whose -genv lines the user edits, nor for launchers that pass the whole
+  // environment).
+  for (size_t n = 0; n < out.size(); ++n) {
+    std::string& line = out[n];
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    size_t end = line.find_first_of(" \t", first);
+    std::string cmd =
+        line.substr(first, end == std::string::npos ? std::string::npos : end - first);
+    cmd = cmd.substr(cmd.rfind('/') == std::string::npos ? 0 : cmd.rfind('/') + 1);
+    if ((cmd != "mpirun" && cmd != "mpiexec" && cmd != "orterun") ||
+        line.find("-genv") != std::string::npos)
+      continue;
+    // The whole command, continuation lines included, for the -x it has.
+    std::string command = line;
+    for (size_t k = n; k + 1 < out.size() && !out[k].empty() && out[k].back() == '\\'; ++k)
+      command += "\n" + out[k + 1];
+    std::string forward;
+    for (const auto& l : t.env)
+      if (command.find("-x " + l.name) == std::string::npos &&
+          command.find("-x=" + l.name) == std::string::npos)
+        forward += " -x " + l.name;
+    if (forward.empty()) continue;
+    out.insert(out.begin() + static_cast<long>(n),
+               "# " + std::string(kArtifactMarker) +
+                   ": -x forwards the translated settings to the ranks on other nodes (Open "
+                   "MPI passes only the variables -x names)");
+    ++n;
+    out[n].insert(end == std::string::npos ? out[n].size() : end, forward);
+  }
+
   // The block: translated values no edited line carries.
   std::vector<std::string> block;
   for (const auto& l : t.env)
@@ -207,6 +243,40 @@ std::string render_migrated_script(const std::string& text, const std::string& f
   return s;
 }
 
+namespace {
+
+constexpr const char* kSealPrefix = "# hnprecheck migrate seal: fnv1a64 ";
+
+std::string fnv1a64(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+}  // namespace
+
+std::string seal_artifact(const std::string& content) {
+  std::string body = content;
+  if (!body.empty() && body.back() != '\n') body += '\n';
+  return body + kSealPrefix + fnv1a64(body) +
+         " of the lines above: once they are edited, a re-run leaves this file alone\n";
+}
+
+bool artifact_sealed(const std::string& text) {
+  if (text.empty() || text.back() != '\n') return false;
+  size_t start = text.rfind('\n', text.size() - 2);
+  start = start == std::string::npos ? 0 : start + 1;
+  const std::string last = text.substr(start);
+  const std::string prefix = kSealPrefix;
+  if (last.rfind(prefix, 0) != 0 || last.size() < prefix.size() + 16) return false;
+  return last.substr(prefix.size(), 16) == fnv1a64(text.substr(0, start));
+}
+
 std::string env_artifact_path(const std::string& dir, const std::string& job,
                               const std::string& to) {
   return (fs::path(dir) / (job + "." + to + ".env")).string();
@@ -221,14 +291,18 @@ namespace {
 
 // Reads through the same resolution the write will use, so a link someone
 // else planted is never followed here either.
-bool written_by_us(const std::string& path) {
-  std::optional<std::string> head = reports::read_existing_output(path, 4096);
-  if (!head) return false;
-  std::istringstream in(*head);
+enum class Ours { kNo, kEdited, kYes };
+Ours written_by_us(const std::string& path) {
+  std::optional<std::string> text =
+      reports::read_existing_output(path, compat::kMaxLaunchFileBytes);
+  if (!text) return Ours::kNo;
+  std::istringstream in(*text);
   std::string line;
+  bool marked = false;
   for (int i = 0; i < 2 && std::getline(in, line); ++i)
-    if (line.rfind("# " + std::string(kArtifactMarker), 0) == 0) return true;
-  return false;
+    marked = marked || line.rfind("# " + std::string(kArtifactMarker), 0) == 0;
+  if (!marked) return Ours::kNo;
+  return artifact_sealed(*text) ? Ours::kYes : Ours::kEdited;
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -266,10 +340,17 @@ void check_artifact_paths(const std::string& dir, const std::vector<std::string>
       if (same_file(p, in)) fail(p + " is one of the job's inputs; choose another --out-dir");
     if (std::string why = reports::output_path_problem(p); !why.empty()) fail(why);
     struct stat pst {};
-    if (::lstat(p.c_str(), &pst) == 0 && !written_by_us(p))
+    if (::lstat(p.c_str(), &pst) != 0) continue;
+    const Ours ours = written_by_us(p);
+    if (ours == Ours::kNo)
       fail(p +
            " exists and was not written by hnprecheck migrate; it is never overwritten "
            "(move it away or choose another --out-dir)");
+    if (ours == Ours::kEdited)
+      fail(p +
+           " was written by hnprecheck migrate but changed since (its seal, the last line, "
+           "no longer matches): hand edits are never overwritten (move it away, or "
+           "choose another --out-dir)");
   }
 }
 

@@ -14,9 +14,14 @@
 // `header` starts with "hnprecheck migrate"; every generated file carries it
 // as a comment in its first two lines.
 //
+// Every file ends with a seal (seal_artifact): a comment holding the FNV-1a
+// 64-bit checksum of the lines above it, so a re-run can tell its own output
+// from one edited by hand since.
+//
 // Never overwrites the user's files: check_artifact_paths() refuses (compat::
 // InputError, exit 2, before any work) a path that is one of the job's inputs,
-// an existing file that hnprecheck migrate did not write, a link that is not
+// an existing file that hnprecheck migrate did not write, one it wrote that
+// was edited since (its seal no longer matches), a link that is not
 // ours or root's (anywhere on the path), and a directory of another user that
 // every user may write in.
 
@@ -36,6 +41,11 @@ bool unchanged_setting(const compat::translate::VarResult& v);
 std::string render_migrated_script(const std::string& text, const std::string& file,
                                    const compat::translate::Translation& t,
                                    const std::string& header);
+
+// `content` with its seal appended; artifact_sealed() is true when a text
+// ends with a seal that matches the lines above it.
+std::string seal_artifact(const std::string& content);
+bool artifact_sealed(const std::string& text);
 
 // "<dir>/<job>.<to>.env" and "<dir>/<stem>.migrated<ext>" (train.sbatch ->
 // train.migrated.sbatch).

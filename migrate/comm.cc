@@ -28,8 +28,17 @@ CommTranslation translate_job(const Job& job) {
   probes::TranslateContextOptions o;
   o.platform = job.platform.value;
   if (job.plane) o.plane = job.plane->value;
-  if (job.pg_timeout_s && !job.pg_timeout_s->dynamic)
-    o.pg_timeout_s = std::stod(job.pg_timeout_s->value);
+  if (job.pg_timeout_s && !job.pg_timeout_s->dynamic) {
+    const Sourced& pg = *job.pg_timeout_s;
+    o.pg_timeout_s = std::stod(pg.value);
+    // The rule's message names where the value came from, as the report does.
+    if (pg.origin == "launch")
+      o.pg_timeout_source = "--distributed-timeout-minutes at " + pg.where;
+    else if (pg.origin == "manifest")
+      o.pg_timeout_source = "pg_timeout_s at " + pg.where;
+    else if (pg.origin == "default")
+      o.pg_timeout_source = pg.where;
+  }
   if (job.local_port_range) o.local_port_range = job.local_port_range->value;
   if (job.reserved_ports) o.reserved_ports = job.reserved_ports->value;
   tr::Context ctx = probes::make_translate_context(&job.profile, o);

@@ -2,12 +2,15 @@
 // One of the six migration concerns while it is being judged: its findings,
 // each with what it means for the move. A finding's status decides its
 // impact, so the verdict and the findings can never disagree:
-//   PASS, SKIP          no change
+//   PASS                no change
+//   SKIP                no change, but the concern is "not fully checked"
+//                        rather than ready: the report names what was not
+//                        checked (a verdict must not promise more)
 //   WARN, FAIL          the job needs a change (a person edits the job)
 //   FAIL marked blocking the job cannot run on the target until it is done
 //                        (an operator with no kernel, more ranks than the
 //                        cluster has, a checkpoint that does not fit)
-// A concern with no WARN or FAIL is ready. Each problem adds one change to
+// A concern with no WARN, FAIL or SKIP is ready. Each problem adds one change to
 // the report's ordered list, unless the concern folds several into one
 // (comm parameters: "apply the translated environment").
 
@@ -36,6 +39,8 @@ class Concern {
   void set_summary(std::string s) { summary_ = std::move(s); }
 
   reports::Verdict verdict() const;
+  // The entities of the SKIPped checks ("capacity, tp groups"), or "".
+  std::string unchecked() const;
   const std::string& key() const { return key_; }
   const std::string& title() const { return title_; }
   const std::string& summary() const { return summary_; }

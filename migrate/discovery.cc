@@ -38,6 +38,20 @@ constexpr FlagSpec kMegatronFlags[] = {
     {"--pipeline-model-parallel-size", "pp"},
     {"--context-parallel-size", "cp"},
     {"--expert-model-parallel-size", "ep"},
+    {"--expert-tensor-parallel-size", "etp"},
+    // The model's shape, for the checkpoint's size (checkpoint_estimate.h).
+    {"--num-layers", "num_layers"},
+    {"--hidden-size", "hidden_size"},
+    {"--ffn-hidden-size", "ffn_hidden_size"},
+    {"--num-attention-heads", "num_attention_heads"},
+    {"--num-query-groups", "num_query_groups"},
+    {"--num-experts", "num_experts"},
+    {"--moe-ffn-hidden-size", "moe_ffn_hidden_size"},
+    {"--vocab-size", "vocab_size"},
+    {"--padded-vocab-size", "vocab_size"},
+    {"--tokenizer-type", "tokenizer_type"},
+    {"--make-vocab-size-divisible-by", "vocab_divisible_by"},
+    {"--optimizer", "optimizer"},
     {"--save", "checkpoint"},
     {"--load", "load"},
     {"--data-path", "data", true},
@@ -52,11 +66,55 @@ constexpr FlagSpec kMegatronFlags[] = {
     {"--wandb-save-dir", "metrics"},
     {"--wandb-project", "metrics"},
     {"--distributed-timeout-minutes", "pg_timeout_s"},
+    // Other frameworks' checkpoint directories: PyTorch FSDP examples
+    // (--checkpoint_dir), Hugging Face Trainer (--output_dir holds its
+    // checkpoint-N folders; --resume_from_checkpoint), fairseq (--save-dir,
+    // --restore-file), torchtitan (--checkpoint.folder under
+    // --job.dump_folder, see below).
+    {"--checkpoint_dir", "checkpoint"},
+    {"--checkpoint-dir", "checkpoint"},
+    {"--output_dir", "checkpoint"},
+    {"--output-dir", "checkpoint"},
+    {"--save-dir", "checkpoint"},
+    {"--save_dir", "checkpoint"},
+    {"--resume_from_checkpoint", "load"},
+    {"--restore-file", "load"},
+    {"--job.dump_folder", "dump_folder"},
+    {"--checkpoint.folder", "checkpoint_folder"},
     // torchrun's own options, also when they sit in an array
     // (DISTRIBUTED_ARGS=(--nproc_per_node 8 ...) as Megatron's examples do).
     {"--nproc-per-node", "ranks_per_node"},
     {"--nproc_per_node", "ranks_per_node"},
     {"--nnodes", "nodes"},
+};
+
+// Switches that change what a checkpoint holds or where it goes; each is
+// recorded as key = "1".
+constexpr std::pair<const char*, const char*> kSwitches[] = {
+    {"--swiglu", "swiglu"},
+    {"--untie-embeddings-and-output-weights", "untie_embeddings"},
+    {"--group-query-attention", "gqa"},
+    {"--bf16", "bf16"},
+    {"--fp16", "fp16"},
+    {"--no-save-optim", "no_save_optim"},
+    {"--checkpoint.enable_checkpoint", "torchtitan_checkpoint"},
+    {"--checkpoint.enable", "torchtitan_checkpoint"},
+};
+
+// The values Slurm gives a batch job from its own directives (sbatch(1),
+// OUTPUT ENVIRONMENT VARIABLES), so `--nnodes=$SLURM_JOB_NUM_NODES` reads
+// as the #SBATCH --nodes it comes from. Only a single number is taken: a
+// range (--nodes=2-4) is known at run time.
+constexpr std::pair<const char*, const char*> kSlurmOutputVars[] = {
+    {"--nodes", "SLURM_JOB_NUM_NODES"},
+    {"--nodes", "SLURM_NNODES"},
+    {"--ntasks-per-node", "SLURM_NTASKS_PER_NODE"},
+    {"--ntasks", "SLURM_NTASKS"},
+    {"--ntasks", "SLURM_NPROCS"},
+    {"--gpus-per-node", "SLURM_GPUS_PER_NODE"},
+    {"--gpus-per-node", "SLURM_GPUS_ON_NODE"},
+    {"--cpus-per-task", "SLURM_CPUS_PER_TASK"},
+    {"--job-name", "SLURM_JOB_NAME"},
 };
 
 // Options of sbatch/srun that take a value (sbatch(1), srun(1)); short forms
@@ -122,7 +180,22 @@ class Scanner {
   Discovery run() {
     read_sbatch_lines();
     read_tokens();
+    torchtitan_checkpoint();
     return std::move(out_);
+  }
+
+  // torchtitan writes checkpoints to <--job.dump_folder>/<--checkpoint.folder>
+  // (defaults ./torchtitan/outputs and "checkpoint") when checkpointing is on.
+  void torchtitan_checkpoint() {
+    if (!out_.last("torchtitan_checkpoint")) return;
+    const Found* dump = out_.last("dump_folder");
+    const Found* folder = out_.last("checkpoint_folder");
+    const Found* at = folder ? folder : dump ? dump : out_.last("torchtitan_checkpoint");
+    std::string dir = dump ? dump->value : "./torchtitan/outputs";
+    std::string sub = folder ? folder->value : "checkpoint";
+    add("checkpoint", sub.rfind('/', 0) == 0 ? sub : dir + "/" + sub,
+        (dump && dump->dynamic) || (folder && folder->dynamic), at->line,
+        "--job.dump_folder/--checkpoint.folder");
   }
 
  private:
@@ -237,6 +310,9 @@ class Scanner {
         name = name.substr(0, eq);
         has_inline = true;
       }
+      for (const auto& [flag, key] : kSwitches)
+        if (name == flag && (!has_inline || inline_value == "true" || inline_value == "True"))
+          add(key, "1", false, w.line, flag);
       const FlagSpec* spec = nullptr;
       for (const auto& s : kMegatronFlags)
         if (name == s.flag) spec = &s;
@@ -248,6 +324,11 @@ class Scanner {
         if (std::string(spec->key) == "pg_timeout_s" && is_number(text) && !v.dynamic)
           value = std::to_string(static_cast<long long>(std::stod(text) * 60));
         const std::string key = spec->key;
+        // --resume_from_checkpoint true: the newest checkpoint in --output_dir.
+        if ((key == "load" || key == "checkpoint") &&
+            (text == "true" || text == "True" || text == "false" || text == "False" ||
+             text == "None" || text.empty()))
+          return;
         const bool torchrun = key == "ranks_per_node" || key == "nodes";
         add(key, value, v.dynamic, v.line, (torchrun ? "torchrun " : "") + std::string(spec->flag));
       };
@@ -363,6 +444,14 @@ class Scanner {
 
   void read_tokens() {
     std::map<std::string, tr::ShellVar> vars;
+    for (const auto& d : out_.directives) {
+      if (d.tool != "sbatch") continue;
+      for (const auto& [option, var] : kSlurmOutputVars)
+        if (d.option == option && !d.value.empty() &&
+            (option == std::string("--job-name") ||
+             d.value.find_first_not_of("0123456789") == std::string::npos))
+          vars[var] = tr::ShellVar{d.value, false};
+    }
     tr::ShellLexer lex(text_, file_, [&vars](std::string_view name) {
       auto it = vars.find(std::string(name));
       return it == vars.end() ? std::nullopt : std::optional<tr::ShellVar>(it->second);

@@ -1,12 +1,15 @@
 #include "migrate/job.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "compat/builtin_ops.h"
 #include "compat/input_error.h"
 #include "compat/text_file.h"
 #include "compat/translate/env_input.h"
+#include "compat/translate/shell_input.h"
 #include "compat/units.h"
+#include "migrate/checkpoint_estimate.h"
 #include "migrate/manifest.h"
 
 namespace hn::migrate {
@@ -147,6 +150,7 @@ void resolve_layout(Job& job, const Manifest* m) {
     job.layout[key] = *v;
   }
   if (m && m->dp) job.layout["dp"] = *Choice(job, "dp").add(from_manifest(m->dp)).pick();
+  if (auto etp = Choice(job, "etp").add(from_launch(d, "etp")).pick()) job.layout["etp"] = *etp;
 }
 
 void resolve_paths(Job& job, const Manifest* m) {
@@ -216,9 +220,21 @@ Job resolve_job(const JobOptions& o) {
   read_launch_material(job);
 
   auto name = choose("name", o.name, "--name", &Manifest::name);
-  if (name)
+  const Directive* sbatch_name = nullptr;
+  for (const auto& d : job.discovery.directives)
+    if (d.tool == "sbatch" && d.option == "--job-name" && !d.value.empty()) sbatch_name = &d;
+  if (name) {
     job.name = name->value;
-  else if (job.script)
+  } else if (sbatch_name) {
+    // The name Slurm knows the job by, made safe as a file name (the env
+    // file is named after it).
+    job.name = sbatch_name->value;
+    for (auto& ch : job.name)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
+        ch = '_';
+    if (job.name.front() == '.') job.name.front() = '_';
+    job.inputs.push_back({"name", job.name, sbatch_name->where(), "launch", true});
+  } else if (job.script)
     job.name = std::filesystem::path(job.script->value).stem().string();
   else if (o.manifest)
     job.name = std::filesystem::path(*o.manifest).stem().string();
@@ -283,6 +299,16 @@ Job resolve_job(const JobOptions& o) {
                          .add(pg_manifest)
                          .add(from_launch(job.discovery, "pg_timeout_s"))
                          .pick();
+  if (!job.pg_timeout_s && job.script) {
+    // A Megatron-LM launch without the flag runs with Megatron's default.
+    auto flags = tr::framework_flags(job.script_text, job.script->value);
+    if (!flags.empty() && flags.back().defaulted) {
+      job.pg_timeout_s = Sourced{std::to_string(static_cast<long long>(flags.back().seconds)),
+                                 flags.back().describe(), "default", false};
+      job.inputs.push_back(
+          {"pg_timeout_s", job.pg_timeout_s->value, job.pg_timeout_s->where, "default", true});
+    }
+  }
 
   resolve_layout(job, mp);
   resolve_paths(job, mp);
@@ -297,7 +323,14 @@ Job resolve_job(const JobOptions& o) {
   if (mp && mp->checkpoint_size)
     size_manifest =
         manifest(compat::format_size(mp->checkpoint_size->value), mp->checkpoint_size->where);
-  job.checkpoint_size = Choice(job, "checkpoint_size").add(size_cli).add(size_manifest).pick();
+  std::optional<Sourced> size_estimate;
+  if (auto e = estimate_checkpoint(job.discovery)) {
+    size_estimate = Sourced{compat::format_size(e->bytes),
+                            "estimated at " + e->where + ": " + e->how, "derived", false};
+    if (!job.checkpoint_bytes) job.checkpoint_bytes = e->bytes;
+  }
+  job.checkpoint_size =
+      Choice(job, "checkpoint_size").add(size_cli).add(size_manifest).add(size_estimate).pick();
 
   // Evidence: the command line's lists replace the manifest's.
   std::optional<std::string> certificate = o.certificate;

@@ -2,6 +2,7 @@
 // job's settings are translated (collectives, rendezvous, storage), the
 // translation's port rule against the ephemeral range, and settings that pin
 // traffic to a management or business plane.
+#include <optional>
 #include <set>
 
 #include "compat/ifname_grammar.h"
@@ -167,28 +168,55 @@ void check_collectives(Concern& c, const Job& job, const tr::Translation& t) {
                 "gradient traffic belongs on the parameter plane", pin_todo + ".", where);
 }
 
-void check_rendezvous(Concern& c, const Job& job) {
-  const tr::EnvEntry* addr = nullptr;
+// The rendezvous host: MASTER_ADDR in the environment, else torchrun's
+// --master-addr or the host of its --rdzv-endpoint (a script often sets
+// MASTER_ADDR as a plain shell variable and passes it that way).
+struct RendezvousHost {
+  std::string value, raw, where;
+  std::string label;  // "MASTER_ADDR=", "torchrun --master-addr "
+  bool dynamic = false;
+};
+
+std::optional<RendezvousHost> rendezvous_host(const Job& job) {
+  std::optional<RendezvousHost> out;
   for (const auto& e : job.env)
-    if (e.name == "MASTER_ADDR") addr = &e;
+    if (e.name == "MASTER_ADDR")
+      out = RendezvousHost{e.value, "MASTER_ADDR=" + e.raw, e.where(), "MASTER_ADDR=", e.dynamic};
+  if (out) return out;
+  for (const auto& d : job.discovery.directives) {
+    if (d.tool != "torchrun" || (d.option != "--master-addr" && d.option != "--rdzv-endpoint"))
+      continue;
+    std::string host = d.value;
+    if (d.option == "--rdzv-endpoint" && host.find(']') == std::string::npos)
+      host = host.substr(0, host.rfind(':'));
+    const bool dynamic = host.empty() || host.find_first_of("$`") != std::string::npos;
+    out = RendezvousHost{host, "torchrun " + d.text, d.where(), "torchrun " + d.option + " ",
+                         dynamic};
+  }
+  return out;
+}
+
+void check_rendezvous(Concern& c, const Job& job) {
+  const std::optional<RendezvousHost> addr = rendezvous_host(job);
   if (!addr) {
     c.add(reports::make_finding(
         "MIG-NET-TRAFFIC", Status::kSkip, "rendezvous",
         {{"reason",
-          "the job sets no MASTER_ADDR: the launcher's rendezvous (torchrun "
-          "--rdzv-endpoint, the first node) uses whatever its host name resolves to"}}));
+          "the job names no rendezvous host (no MASTER_ADDR, no torchrun --master-addr or "
+          "--rdzv-endpoint): the launcher uses whatever the first node's host name resolves "
+          "to"}}));
     return;
   }
   if (addr->dynamic) {
     c.add(reports::make_finding(
         "MIG-NET-TRAFFIC", Status::kSkip, "rendezvous",
-        {{"reason", "MASTER_ADDR=" + addr->raw + " (" + addr->where() +
+        {{"reason", addr->raw + " (" + addr->where +
                         ") is computed at run time; the rendezvous uses whatever plane that "
                         "host name resolves to"}}));
     return;
   }
   const np::Plane* p = plane_of_address(job.profile, addr->value);
-  std::string how = "MASTER_ADDR=" + addr->value + " (" + addr->where() + ")";
+  std::string how = addr->label + addr->value + " (" + addr->where + ")";
   if (!p) {
     c.add(reports::make_finding(
         "MIG-NET-TRAFFIC", Status::kSkip, "rendezvous",
@@ -201,12 +229,12 @@ void check_rendezvous(Concern& c, const Job& job) {
     c.add(reports::make_finding("MIG-NET-PINNED", Status::kFail, "MASTER_ADDR",
                                 {{"var", "MASTER_ADDR"},
                                  {"value", addr->value},
-                                 {"where", addr->where()},
+                                 {"where", addr->where},
                                  {"class", "rendezvous"},
                                  {"type", "business"},
                                  {"plane", p->name},
                                  {"param_hint", ""}}),
-          false, addr->where());
+          false, addr->where);
     return;
   }
   add_traffic(c, "rendezvous", Status::kPass, plane_text(*p), how);

@@ -62,6 +62,8 @@ MigrationRun plan_migration(const Job& job, const PlanOptions& options) {
     mc.title = c.title();
     mc.verdict = c.verdict();
     mc.summary = c.summary();
+    if (mc.verdict == reports::Verdict::kNotChecked)
+      mc.summary += (mc.summary.empty() ? "" : "; ") + std::string("not checked: ") + c.unchecked();
     for (const auto& i : c.items()) {
       mc.findings.push_back(run.report.findings.size());
       run.report.findings.push_back(i.finding);
@@ -74,11 +76,13 @@ MigrationRun plan_migration(const Job& job, const PlanOptions& options) {
 
   if (options.out_dir) {
     run.artifacts.push_back(
-        {"env", names.env_file, compat::translate::render_env_file(ct.translation, ct.header)});
+        {"env", names.env_file,
+         seal_artifact(compat::translate::render_env_file(ct.translation, ct.header))});
     if (job.script)
       run.artifacts.push_back(
           {"script", names.script,
-           render_migrated_script(job.script_text, job.script->value, ct.translation, ct.header)});
+           seal_artifact(render_migrated_script(job.script_text, job.script->value, ct.translation,
+                                                ct.header))});
     // The command writes them after the plan; until then they are not.
     for (const auto& a : run.artifacts) m.artifacts.push_back({a.kind, a.path, "not written yet"});
   } else {

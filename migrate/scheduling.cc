@@ -202,6 +202,34 @@ void check_directives(Concern& c, const Job& job) {
           false, d.where());
 }
 
+// The profile's hosts: its nodes, else the nodes its domains name.
+long long profile_hosts(const Job& job) {
+  return !job.profile.nodes.empty() ? static_cast<long long>(job.profile.nodes.size())
+                                    : static_cast<long long>(placement(job.profile).nodes.size());
+}
+
+// The node count alone: a job that asks for more nodes than the target has
+// cannot run there, whatever else is known.
+bool check_node_count(Concern& c, const Job& job, long long nodes) {
+  const long long hosts = profile_hosts(job);
+  if (hosts == 0 || nodes <= hosts) return false;
+  reports::Params p{
+      {"nodes", std::to_string(nodes)},
+      {"per_node", job.count("ranks_per_node") ? std::to_string(*job.count("ranks_per_node"))
+                                               : std::string("?")},
+      {"cluster", cluster_name(job)},
+      {"hosts", std::to_string(hosts)},
+      {"accel", job.profile.physical.accelerators
+                    ? std::to_string(job.profile.physical.accelerators->count)
+                    : std::string("?")},
+      {"detail", "it has " + std::to_string(hosts) + " node(s) in all"},
+      {"todo", "Shrink the job to at most " + std::to_string(hosts) +
+                   " node(s), changing dp first, or move it to a larger cluster."}};
+  c.add(reports::make_finding("MIG-SCHED-CAPACITY", Status::kFail, "capacity", p), true,
+        where_of(job, "nodes"));
+  return true;
+}
+
 }  // namespace
 
 Concern check_scheduling(const Job& job) {
@@ -210,6 +238,7 @@ Concern check_scheduling(const Job& job) {
   auto nodes = job.count("nodes");
   auto per_node = job.count("ranks_per_node");
   if (!nodes || !per_node) {
+    const bool too_many_nodes = nodes && check_node_count(c, job, *nodes);
     std::string what = !nodes && !per_node ? "number of nodes and of ranks per node"
                        : !nodes            ? "number of nodes"
                                            : "number of ranks per node";
@@ -222,15 +251,22 @@ Concern check_scheduling(const Job& job) {
     c.add(reports::make_finding(
         "MIG-SCHED-UNKNOWN", Status::kWarn, "layout",
         {{"what", what}, {"why", !nodes ? why("nodes") : why("ranks_per_node")}}));
-    c.set_summary("not checked: the " + what + " is not known");
+    c.set_summary((too_many_nodes ? std::to_string(*nodes) + " nodes on a cluster of " +
+                                        std::to_string(profile_hosts(job)) + "; "
+                                  : std::string()) +
+                  "the layout is not checked: the " + what + " is not known");
     return c;
   }
   const long long world = *nodes * *per_node;
   const long long tp = job.count("tp").value_or(1), pp = job.count("pp").value_or(1),
                   cp = job.count("cp").value_or(1), ep = job.count("ep").value_or(1);
   const long long mp = tp * pp * cp;
+  // --expert-tensor-parallel-size: Megatron-Core's expert grid replaces the
+  // stack's "ep divides dp" (which is the same rule when etp = tp).
+  const std::optional<long long> etp = job.count("etp");
   std::string layout = "tp " + std::to_string(tp) + ", pp " + std::to_string(pp) + ", cp " +
-                       std::to_string(cp) + ", ep " + std::to_string(ep);
+                       std::to_string(cp) + ", ep " + std::to_string(ep) +
+                       (etp ? ", etp " + std::to_string(*etp) : "");
   // The stack's layout has no cp: a context-parallel group sits inside the
   // data-parallel axis (Megatron's order tp-cp-ep-dp-pp), so cp is checked
   // here and folded into dp there; TP groups are the same either way.
@@ -242,12 +278,20 @@ Concern check_scheduling(const Job& job) {
     detail = "tp x pp x cp = " + std::to_string(mp) + " does not divide the world size " +
              std::to_string(world) + " (" + std::to_string(*nodes) + " node(s) x " +
              std::to_string(*per_node) + ")";
+  else if (etp && world % (*etp * ep * pp) != 0)
+    // Megatron-Core (parallel_state.py) with a separate expert-tensor size:
+    // the expert grid etp x ep x pp must divide the world; dp need not be a
+    // multiple of ep.
+    detail = "expert-tensor x expert x pipeline = " + std::to_string(*etp) + " x " +
+             std::to_string(ep) + " x " + std::to_string(pp) + " = " +
+             std::to_string(*etp * ep * pp) + " does not divide the world size " +
+             std::to_string(world) + " (Megatron-Core's expert grid)";
   else
     try {
       auto dp = job.count("dp");
       fw::Layout candidate{static_cast<int>(tp), static_cast<int>(pp),
                            static_cast<int>(dp ? *dp * cp : world / (tp * pp)),
-                           static_cast<int>(ep)};
+                           static_cast<int>(etp ? 1 : ep)};
       candidate.fits(static_cast<int>(world));
       l = candidate;
       layout += ", dp " + std::to_string(world / mp);
@@ -265,16 +309,15 @@ Concern check_scheduling(const Job& job) {
              {"detail", detail}}),
         false, where_of(job, "tp"));
 
-  // Capacity: hosts x accelerators.
-  const long long hosts = !job.profile.nodes.empty()
-                              ? static_cast<long long>(job.profile.nodes.size())
-                              : static_cast<long long>(placement(job.profile).nodes.size());
+  // Capacity: hosts x accelerators; without the accelerators, the node count alone.
+  const long long hosts = profile_hosts(job);
   if (hosts == 0 || !job.profile.physical.accelerators) {
-    c.add(reports::make_finding(
-        "MIG-SCHED-CAPACITY", Status::kSkip, "capacity",
-        {{"reason", hosts == 0 ? "the profile lists no nodes (nodes, topology.domains)"
-                               : "the profile does not say how many accelerators a node has "
-                                 "(physical.accelerators)"}}));
+    if (!check_node_count(c, job, *nodes))
+      c.add(reports::make_finding(
+          "MIG-SCHED-CAPACITY", Status::kSkip, "capacity",
+          {{"reason", hosts == 0 ? "the profile lists no nodes (nodes, topology.domains)"
+                                 : "the profile does not say how many accelerators a node has "
+                                   "(physical.accelerators)"}}));
   } else {
     const long long accel = job.profile.physical.accelerators->count;
     reports::Params p{{"nodes", std::to_string(*nodes)},

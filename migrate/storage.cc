@@ -28,8 +28,14 @@ std::string duration(double s) {
   return num(s / 3600, "%.1f") + " h";
 }
 
-std::string suggestion(const Job& job, const std::string& role) {
+// Where to move a path. A load path that is also the checkpoint path gets the
+// checkpoint's target, so a job still resumes from what it saved.
+std::string suggestion(const Job& job, const JobPath& p) {
   if (job.profile.storage.mounts.empty()) return "a shared mount";
+  std::string role = p.role;
+  if (role == "load")
+    for (const JobPath* c : job.paths_of("checkpoint"))
+      if (c->path.value == p.path.value) role = "checkpoint";
   return job.profile.storage.mounts.front().path + "/" + job.name + "/" + role;
 }
 
@@ -58,7 +64,7 @@ void check_path(Concern& c, const Job& job, const JobPath& p) {
   params["kind"] = pl.what;
   params["cluster"] = cluster_name(job);
   params["mounts"] = mount_list(job.profile);
-  params["suggest"] = suggestion(job, p.role);
+  params["suggest"] = suggestion(job, p);
   c.add(reports::make_finding("MIG-STOR-PATH", Status::kFail, p.path.value, params), false,
         p.path.where);
 }
@@ -80,7 +86,9 @@ void check_checkpoint(Concern& c, const Job& job) {
     c.add(reports::make_finding(code, Status::kSkip, entity, {{"reason", reason}}));
   };
   if (job.paths_of("checkpoint").empty()) {
-    skip("MIG-STOR-CKPT-SPACE", "the job saves no checkpoint (no --save, no [storage] checkpoint)");
+    skip("MIG-STOR-CKPT-SPACE",
+         "no checkpoint directory was found (none of --save, --checkpoint_dir, --output_dir, "
+         "--save-dir, torchtitan's --checkpoint.enable, nor [storage] checkpoint)");
     return;
   }
   const formats::MountSpec* mount = checkpoint_mount(job);
@@ -90,12 +98,15 @@ void check_checkpoint(Concern& c, const Job& job) {
   }
   if (!job.checkpoint_bytes) {
     skip("MIG-STOR-CKPT-SPACE",
-         "the checkpoint size is not known: give [storage] checkpoint_size or --checkpoint-size");
+         "the checkpoint size is not known: give [storage] checkpoint_size or --checkpoint-size "
+         "(or the model's shape: --num-layers and --hidden-size)");
     skip("MIG-STOR-CKPT-TIME", "the checkpoint size is not known");
     return;
   }
   const double gib = static_cast<double>(*job.checkpoint_bytes) / (1ull << 30);
-  const std::string size = compat::format_size(*job.checkpoint_bytes);
+  std::string size = compat::format_size(*job.checkpoint_bytes);
+  if (job.checkpoint_size && job.checkpoint_size->origin == "derived")
+    size += " (" + job.checkpoint_size->where + ")";
   if (auto free = job.evidence.free_gib(mount->path)) {
     reports::Params p{{"size", size},
                       {"mount", mount->path},

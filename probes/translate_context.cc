@@ -97,6 +97,7 @@ tr::Context make_translate_context(const formats::Profile* profile,
   tr::Context ctx;
   ctx.platform = o.platform;
   ctx.pg_timeout_s = o.pg_timeout_s;
+  if (o.pg_timeout_s) ctx.pg_timeout_source = o.pg_timeout_source;
   if (profile) {
     ctx.param = resolve_param_plane(*profile, o.node, o.plane);
     ctx.profile_name = profile->source;

@@ -25,6 +25,7 @@ struct TranslateContextOptions {
   std::string node;                    // --node; empty = every node of the profile
   std::string plane;                   // --plane; empty = the first parameter plane
   std::optional<double> pg_timeout_s;  // --pg-timeout
+  std::string pg_timeout_source;       // where it came from; empty: "--pg-timeout"
   std::string local_port_range;        // --local-port-range "LOW HIGH"; empty = read live
   std::string reserved_ports;          // --reserved-ports "a-b,c"
   std::string proc_root = "/proc";

@@ -3,6 +3,7 @@
 // status with the concern's verdict, and each model's operator coverage by
 // class. The charts keep the contract of docs/html-charts.md (data-series,
 // one colour each, a data-legend entry per series drawn; reports/svg_chart.h).
+#include <cctype>
 #include <sstream>
 
 #include <map>
@@ -31,6 +32,8 @@ const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::kReady:
       return svg::status_colour(Status::kPass);
+    case Verdict::kNotChecked:
+      return svg::status_colour(Status::kSkip);
     case Verdict::kNeedsChanges:
       return svg::status_colour(Status::kWarn);
     case Verdict::kBlocked:
@@ -176,9 +179,11 @@ std::string render_migration_html(const Report& report, const Migration& m) {
   }
 
   os << "<h2>Changes, in order</h2>\n";
-  if (m.changes.empty())
-    os << "<p>None: the job can move as it is.</p>\n";
-  else {
+  if (m.changes.empty()) {
+    std::string none = no_changes_text(m);
+    none[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(none[0])));
+    os << "<p>" << esc(none) << ".</p>\n";
+  } else {
     os << "<ol>\n";
     for (const auto& c : m.changes)
       os << "<li>" << (c.severity == Verdict::kBlocked ? "<strong>blocking</strong> " : "")

@@ -2,6 +2,7 @@
 // renderings (the HTML page is migrate_html.cc).
 #include "reports/migrate_report.h"
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -15,6 +16,8 @@ std::string_view to_string(Verdict v) {
   switch (v) {
     case Verdict::kReady:
       return "ready";
+    case Verdict::kNotChecked:
+      return "not fully checked";
     case Verdict::kNeedsChanges:
       return "needs changes";
     case Verdict::kBlocked:
@@ -27,6 +30,8 @@ std::string_view verdict_key(Verdict v) {
   switch (v) {
     case Verdict::kReady:
       return "ready";
+    case Verdict::kNotChecked:
+      return "not_checked";
     case Verdict::kNeedsChanges:
       return "needs_changes";
     case Verdict::kBlocked:
@@ -39,9 +44,20 @@ std::string change_place(const MigrationChange& c) {
   return c.where.empty() || c.what.find(c.where) != std::string::npos ? "" : c.where;
 }
 
-int migration_exit_code(const Migration& m) {
+std::string no_changes_text(const Migration& m) {
+  std::string unchecked;
   for (const auto& c : m.concerns)
-    if (c.verdict != Verdict::kReady) return 1;
+    if (c.verdict == Verdict::kNotChecked) unchecked += (unchecked.empty() ? "" : ", ") + c.key;
+  if (unchecked.empty()) return "none: the job can move as it is";
+  return "none found, but not every check could run (" + unchecked +
+         ": see their summaries); check those by hand before moving";
+}
+
+int migration_exit_code(const Migration& m, bool strict) {
+  for (const auto& c : m.concerns)
+    if (c.verdict == Verdict::kNeedsChanges || c.verdict == Verdict::kBlocked ||
+        (strict && c.verdict == Verdict::kNotChecked))
+      return 1;
   return 0;
 }
 
@@ -104,6 +120,8 @@ const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::kReady:
       return "\033[32m";
+    case Verdict::kNotChecked:
+      return "\033[36m";
     case Verdict::kNeedsChanges:
       return "\033[33m";
     case Verdict::kBlocked:
@@ -163,15 +181,18 @@ std::string render_migration_text(const Report& report, const Migration& m,
      << p(m.target) << "\n\n";
 
   os << text_heading("Verdicts", options) << "\n";
-  std::size_t title_w = 0;
-  for (const auto& c : m.concerns) title_w = std::max(title_w, display_width(c.title));
+  std::size_t title_w = 0, verdict_w = 0;
+  for (const auto& c : m.concerns) {
+    title_w = std::max(title_w, display_width(c.title));
+    verdict_w = std::max(verdict_w, to_string(c.verdict).size());
+  }
   for (const auto& c : m.concerns)
     os << "  " << pad(c.title, title_w) << "  "
-       << styled(options, verdict_colour(c.verdict), pad(upper(to_string(c.verdict)), 13)) << "  "
-       << p(c.summary) << "\n";
+       << styled(options, verdict_colour(c.verdict), pad(upper(to_string(c.verdict)), verdict_w))
+       << "  " << p(c.summary) << "\n";
 
   os << "\n" << text_heading("Changes, in order (blocking first)", options) << "\n";
-  if (m.changes.empty()) os << "  none: the job can move as it is\n";
+  if (m.changes.empty()) os << "  " << no_changes_text(m) << "\n";
   int n = 0;
   for (const auto& c : m.changes) {
     std::string tag = c.severity == Verdict::kBlocked ? "[blocking] " : "";
@@ -222,7 +243,11 @@ std::string render_migration_markdown(const Report& report, const Migration& m) 
     os << "| " << markdown_cell(c.title) << " | **" << to_string(c.verdict) << "** | "
        << markdown_cell(c.summary) << " |\n";
   os << "\n## Changes, in order\n\n";
-  if (m.changes.empty()) os << "None: the job can move as it is.\n";
+  if (m.changes.empty()) {
+    std::string none = no_changes_text(m);
+    none[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(none[0])));
+    os << markdown_cell(none) << ".\n";
+  }
   int n = 0;
   for (const auto& c : m.changes)
     os << ++n << ". " << (c.severity == Verdict::kBlocked ? "**blocking** " : "")

@@ -26,9 +26,13 @@ namespace hn::reports {
 inline constexpr int kMigrationSchemaVersion = 1;
 
 // Ordered from best to worst: a concern takes the worst of its findings.
-enum class Verdict { kReady, kNeedsChanges, kBlocked };
-std::string_view to_string(Verdict v);    // "ready", "needs changes", "blocked"
-std::string_view verdict_key(Verdict v);  // "ready", "needs_changes", "blocked" (JSON)
+// kNotChecked: nothing to change was found, but a check of the concern could
+// not run (a SKIP), so "ready" would promise more than was looked at.
+enum class Verdict { kReady, kNotChecked, kNeedsChanges, kBlocked };
+// "ready", "not fully checked", "needs changes", "blocked"
+std::string_view to_string(Verdict v);
+// "ready", "not_checked", "needs_changes", "blocked" (JSON)
+std::string_view verdict_key(Verdict v);
 
 struct MigrationConcern {
   std::string key;    // operators, comm, storage, network, scheduling, observability
@@ -83,8 +87,14 @@ struct Migration {
 // The file:line a change applies to, or "" when its text already names it.
 std::string change_place(const MigrationChange& c);
 
-// 0 when every concern is ready, else 1.
-int migration_exit_code(const Migration& m);
+// What the change list says when it is empty: that the job can move as it
+// is, or, when a concern was not fully checked, that nothing was found and
+// which concerns still need a look ("none found; not fully checked: ...").
+std::string no_changes_text(const Migration& m);
+
+// 0 when no concern needs changes or is blocked and (with strict) every
+// concern was fully checked; 1 otherwise.
+int migration_exit_code(const Migration& m, bool strict = false);
 
 // extra_json["migration"].
 std::string migration_json(const Migration& m);

@@ -84,6 +84,7 @@ class Evaluator {
     if (rule.kind == "equals-profile" && !any_set && !ctx_.pfc_priority) return std::nullopt;
     for (const auto& v : vals) r.values += (r.values.empty() ? "" : ", ") + v.describe();
     params_ = {{"values", r.values}};
+    advice_todo_.clear();
     for (size_t i = 0; i < vals.size(); ++i) {
       params_.push_back({"var" + std::to_string(i), rule.members[i].var});
       params_.push_back({"value" + std::to_string(i), vals[i].text.value_or("")});
@@ -107,7 +108,7 @@ class Evaluator {
       max_when(rule, vals, r);
     if (r.state == CrossResult::kViolated || r.state == CrossResult::kFixed) {
       if (r.detail.empty()) r.detail = render_rule_text(rule.why, params_);
-      r.todo = render_rule_text(rule.todo, params_);
+      r.todo = render_rule_text(advice_todo_.empty() ? rule.todo : advice_todo_, params_);
     }
     if (r.state == CrossResult::kOk) r.detail = render_rule_text(rule.why, params_);
     return r;
@@ -135,8 +136,19 @@ class Evaluator {
     auto l = num(v[0]), rt = num(v[1]);
     if (!l || !rt) return not_checked(r, "no value for " + (l ? v[1].name : v[0].name));
     bool l_inf = rule.zero_is_infinite && *l == 0, r_inf = rule.zero_is_infinite && *rt == 0;
-    bool ok = l_inf || (!r_inf && *l > *rt + rule.offset);
-    double need = std::floor(*rt + rule.offset) + 1;
+    const double bound = *rt + rule.offset;
+    bool ok = l_inf || (!r_inf && (*l > bound || (rule.or_equal && *l == bound)));
+    double need = rule.or_equal ? std::ceil(bound) : std::floor(bound) + 1;
+    if (ok && !l_inf && rule.advice_offset > 0 && !(*l > bound + rule.advice_offset)) {
+      // Passes, but inside the margin where only a diagnosis is lost.
+      params_.push_back({"need", fmt(std::floor(bound + rule.advice_offset) + 1)});
+      params_.push_back({"offset", fmt(rule.offset + rule.advice_offset)});
+      r.state = CrossResult::kViolated;
+      r.severity = "warn";
+      r.detail = render_rule_text(rule.advice_why, params_);
+      advice_todo_ = rule.advice_todo;
+      return;
+    }
     params_.push_back({"need", r_inf ? "0 (never)" : fmt(need)});
     params_.push_back({"offset", fmt(rule.offset)});
     r.state = ok ? CrossResult::kOk : CrossResult::kViolated;
@@ -256,6 +268,7 @@ class Evaluator {
   std::map<std::string, std::string>& env_;
   const Context& ctx_;
   std::vector<std::pair<std::string, std::string>> params_;
+  std::string advice_todo_;  // set by greater() when only its advice margin is missed
 };
 
 }  // namespace

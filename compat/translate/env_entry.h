@@ -80,7 +80,14 @@ struct FrameworkFlag {
   std::string file;
   int line = 0;
   std::string source;  // the fact keys that give its meaning
+  // The framework's default: the input launches the framework (file:line is
+  // where) but passes no flag, so the job runs with `value`.
+  bool defaulted = false;
   std::string where() const { return file + ":" + std::to_string(line); }
+  // "--distributed-timeout-minutes 120 at job.sh:40", or for a default
+  // "Megatron-LM's default --distributed-timeout-minutes 10 (no flag in the
+  // launch at job.sh:52)".
+  std::string describe() const;
 };
 
 struct EnvInput {

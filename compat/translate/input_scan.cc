@@ -84,11 +84,29 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
       {"--distributed_timeout_minutes", 60,
        "MLM-dist (Megatron-LM initialize.py, parallel_state.py)"},
   };
+  // Words only a Megatron-LM launch (or a fork: MindSpeed, Megatron-DeepSpeed)
+  // passes. Such a launch without the flag runs with the default, 10 minutes
+  // (DistributedInitConfig.distributed_timeout_minutes; arguments.py's default
+  // in older trees and in the forks).
+  static const char* const kMegatronWords[] = {"--tensor-model-parallel-size",
+                                               "--pipeline-model-parallel-size",
+                                               "--micro-batch-size",
+                                               "--use-mcore-models",
+                                               "pretrain_gpt.py",
+                                               "--use-distributed-optimizer"};
   std::vector<FrameworkFlag> out;
+  int megatron_line = 0;
   std::vector<std::string> lines = text_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     if (comment_line(l)) continue;
+    if (!megatron_line)
+      for (const char* w : kMegatronWords)
+        if (size_t at = l.find(w); at != std::string::npos) {
+          size_t end = at + std::string(w).size();
+          if (end == l.size() || std::string(" \t=\"'\\").find(l[end]) != std::string::npos)
+            megatron_line = static_cast<int>(i) + 1;
+        }
     for (const auto& s : kSpecs) {
       size_t at = l.find(s.flag);
       if (at == std::string::npos) continue;
@@ -116,7 +134,25 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
       out.push_back(std::move(f));
     }
   }
+  if (out.empty() && megatron_line) {
+    FrameworkFlag f;
+    f.flag = "--distributed-timeout-minutes";
+    f.value = "10";
+    f.seconds = 600;
+    f.file = file;
+    f.line = megatron_line;
+    f.source = "MLM-dist (Megatron-LM DistributedInitConfig.distributed_timeout_minutes = 10)";
+    f.defaulted = true;
+    out.push_back(std::move(f));
+  }
   return out;
+}
+
+std::string FrameworkFlag::describe() const {
+  if (defaulted)
+    return "Megatron-LM's default " + flag + " " + value + " (no flag in the launch at " + where() +
+           ")";
+  return flag + " " + value + " at " + where();
 }
 
 }  // namespace hn::compat::translate

@@ -80,11 +80,16 @@ struct CrossRule {
   std::string kind;
   std::vector<CrossMember> members;  // greater: [left, right]; others: the variables
   double offset = 0;                 // greater: left > right + offset
-  bool zero_is_infinite = false;     // greater: 0 means "never" on either side
-  std::string profile_key;           // equals-profile: pfc_priority
-  std::string value;                 // requires/exclusive: the value that triggers it
-  long long max = 0;                 // product-max; max-when: the second's maximum
-  bool always = false;               // evaluate with defaults even when nothing is set
+  bool or_equal = false;             // greater: left >= right + offset passes too
+  // greater: a value that passes but is not above right + offset +
+  // advice_offset is advice (WARN) with its own why/todo.
+  double advice_offset = 0;
+  std::string advice_why, advice_todo;
+  bool zero_is_infinite = false;  // greater: 0 means "never" on either side
+  std::string profile_key;        // equals-profile: pfc_priority
+  std::string value;              // requires/exclusive: the value that triggers it
+  long long max = 0;              // product-max; max-when: the second's maximum
+  bool always = false;            // evaluate with defaults even when nothing is set
   // greater: only when the first variable is set. torch_npu derives an unset
   // HCCL_EVENT_TIMEOUT from HCCL_EXEC_TIMEOUT (+30 s), so the rule cannot fail
   // unless the input sets it.

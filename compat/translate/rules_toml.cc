@@ -8,8 +8,8 @@
 #include <toml.hpp>
 
 #include "compat/input_error.h"
-#include "compat/toml_table.h"
 #include "compat/toml_input.h"
+#include "compat/toml_table.h"
 #include "compat/translate/rules.h"
 #include "compat/translate/rules_toml.h"
 
@@ -132,6 +132,10 @@ CrossRule parse_cross(Table t, const std::string& file) {
     c.members.push_back(m);
   }
   c.offset = t.number("offset").value_or(0);
+  c.or_equal = t.boolean("or_equal").value_or(false);
+  c.advice_offset = t.number("advice_offset").value_or(0);
+  c.advice_why = t.str("advice_why");
+  c.advice_todo = t.str("advice_todo");
   c.zero_is_infinite = t.boolean("zero_is_infinite").value_or(false);
   c.profile_key = t.str("profile");
   c.value = t.str("value");

@@ -61,7 +61,9 @@ std::vector<std::pair<int, std::string>> comm_mentions(const std::string& text, 
 // The lines of `text` (without their '\n'); line n is element n-1.
 std::vector<std::string> text_lines(const std::string& text);
 
-// The framework flags in `text` that set the process-group timeout.
+// The framework flags in `text` that set the process-group timeout. With
+// none, a Megatron-LM launch (a word only Megatron takes) gives one
+// `defaulted` entry: the 10 minutes it then runs with.
 std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::string& file);
 
 }  // namespace hn::compat::translate

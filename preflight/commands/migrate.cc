@@ -19,8 +19,9 @@ namespace {
 
 constexpr const char* kExitCodes =
     "Exit codes:\n"
-    "  0  every concern is ready\n"
-    "  1  a concern needs changes or is blocked\n"
+    "  0  no concern needs changes or is blocked (a concern not fully checked says what\n"
+    "     was not; --strict makes that 1)\n"
+    "  1  a concern needs changes or is blocked, or with --strict is not fully checked\n"
     "  2  bad input: a malformed manifest (file:line and key), profile, script, model,\n"
     "     certificate or option; an --out-dir file that is not ours\n"
     "  3  the tool could not run, or a report or artifact could not be written\n";
@@ -133,7 +134,9 @@ int run(const po::variables_map& vm) {
     return reports::render_migration_html(rep, m);
   };
   emit_report(r.report, vm, false, extra, renderers);
-  return write_failed ? write_failed : reports::migration_exit_code(m);
+  return write_failed
+             ? write_failed
+             : reports::migration_exit_code(m, vm.count("strict") && vm["strict"].as<bool>());
 }
 
 }  // namespace

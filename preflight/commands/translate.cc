@@ -113,7 +113,7 @@ int run(const po::variables_map& vm) {
   else if (!read.flags.empty()) {
     const tr::FrameworkFlag& f = read.flags.back();
     ctx.pg_timeout_s = f.seconds;
-    ctx.pg_timeout_source = f.flag + " " + f.value + " at " + f.where();
+    ctx.pg_timeout_source = f.describe();
   }
 
   tr::Translation t = tr::translate(entries, rules, book, ctx);

@@ -165,12 +165,24 @@ TEST_CASE("class 3: no false FAIL from defaults the libraries derive") {
   CHECK(cross(t, "pg-timeout-above-connect-timeout")->state == tr::CrossResult::kOk);
   CHECK_THAT(cross(t, "pg-timeout-above-connect-timeout")->values,
              Catch::Contains("7200 s (--distributed-timeout-minutes)"));
-  // The fault: 120 minutes is not above HCCL_CONNECT_TIMEOUT=7200 + 20 s (MindSpeed-LLM
-  // deepseek4_flash does exactly this).
-  auto bad = read("msl-50-pretrain_deepseek4_flash_13.3b_4k_bf16_A5_ptd.sh");
-  tr::Translation tb = translate(bad, "", "hccl");
+  // MindSpeed-LLM's official deepseek4_flash sets 120 minutes and
+  // HCCL_CONNECT_TIMEOUT=7200: equal, so torch_npu never ends a link setup
+  // HCCL still waits for; only HCCL's own error in its last 20 s is lost.
+  // Advice, not a FAIL on an official configuration.
+  auto eq = read("msl-50-pretrain_deepseek4_flash_13.3b_4k_bf16_A5_ptd.sh");
+  tr::Translation te = translate(eq, "", "hccl");
+  REQUIRE(cross(te, "pg-timeout-above-connect-timeout"));
+  CHECK(cross(te, "pg-timeout-above-connect-timeout")->state == tr::CrossResult::kViolated);
+  CHECK(cross(te, "pg-timeout-above-connect-timeout")->severity == "warn");
+  // The fault: the same script with the timeout below the connect wait.
+  std::string text = text_of("msl-50-pretrain_deepseek4_flash_13.3b_4k_bf16_A5_ptd.sh");
+  const std::string flag = "--distributed-timeout-minutes 120";
+  REQUIRE(text.find(flag) != std::string::npos);
+  text.replace(text.find(flag), flag.size(), "--distributed-timeout-minutes 60");
+  tr::Translation tb =
+      translate(tr::parse_env_input_full(text, "msl-50.sh", tr::InputFormat::kScript), "", "hccl");
   REQUIRE(cross(tb, "pg-timeout-above-connect-timeout"));
-  CHECK(cross(tb, "pg-timeout-above-connect-timeout")->state == tr::CrossResult::kViolated);
+  CHECK(cross(tb, "pg-timeout-above-connect-timeout")->severity == "review");
   // Ray runtime_env with exec 3600 and no event timeout: no FAIL either.
   tr::Translation ray = translate(read("msl-45-runtime_env.yaml"), "", "hccl");
   CHECK_FALSE(cross(ray, "event-timeout-above-exec-timeout"));

@@ -90,9 +90,25 @@ TEST_CASE("artifacts: the user's files are never overwritten") {
   CHECK(std::filesystem::is_directory(out));
   CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(dir.path() + "/no/such", {}, {}),
                     Catch::Contains("its parent directory does not exist"));
-  // A file of ours (it names hnprecheck migrate in its first lines) may be replaced.
-  dir.write("out/gpt.hccl.env", "# hnprecheck migrate gpt: --from torch --to hccl\nA=1\n");
+  // A file of ours (it names hnprecheck migrate in its first lines and its
+  // seal matches) may be replaced.
+  const std::string ours =
+      hn::migrate::seal_artifact("# hnprecheck migrate gpt: --from torch --to hccl\nA=1\n");
+  dir.write("out/gpt.hccl.env", ours);
   hn::migrate::check_artifact_paths(out, {env}, {});
+  // Edited by hand since: refused, and the edit survives.
+  std::string edited = ours;
+  edited.replace(edited.find("A=1"), 3, "A=2");
+  dir.write("out/gpt.hccl.env", edited);
+  CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(out, {env}, {}),
+                    Catch::Contains("changed since") && Catch::Contains("hand edits"));
+  dir.write("out/gpt.hccl.env", ours + "B=3\n");  // a line added after the seal
+  CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(out, {env}, {}),
+                    Catch::Contains("changed since"));
+  // An older file with the marker and no seal cannot be told from an edited one.
+  dir.write("out/gpt.hccl.env", "# hnprecheck migrate gpt: --from torch --to hccl\nA=1\n");
+  CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(out, {env}, {}),
+                    Catch::Contains("changed since"));
   // Anything else is refused, and so is one of the job's inputs.
   dir.write("out/gpt.hccl.env", "HCCL_BUFFSIZE=200\n");
   try {
@@ -108,4 +124,35 @@ TEST_CASE("artifacts: the user's files are never overwritten") {
   dir.write("file", "x");
   CHECK_THROWS_WITH(hn::migrate::check_artifact_paths(dir.path() + "/file", {}, {}),
                     Catch::Contains("exists and is not a directory"));
+}
+
+TEST_CASE("artifacts: the seal holds only for the exact text it was made for") {
+  const std::string sealed = hn::migrate::seal_artifact("a\nb\n");
+  CHECK(hn::migrate::artifact_sealed(sealed));
+  CHECK(hn::migrate::seal_artifact("a\nb") == sealed);  // a last line without '\n' gets one
+  std::string changed = sealed;
+  changed[0] = 'x';
+  CHECK_FALSE(hn::migrate::artifact_sealed(changed));
+  CHECK_FALSE(hn::migrate::artifact_sealed("a\nb\n"));
+  CHECK_FALSE(hn::migrate::artifact_sealed(sealed.substr(0, sealed.size() - 1)));
+  CHECK_FALSE(hn::migrate::artifact_sealed(""));
+}
+
+TEST_CASE("artifacts: an Open MPI launch forwards the translated settings with -x") {
+  const std::string out = migrate_script(
+      "#!/bin/bash\nexport NCCL_IB_TC=106\nexport NCCL_SOCKET_IFNAME=eth0\n"
+      "mpirun -np 16 --hostfile hosts \\\n  -x PATH python train.py\n");
+  INFO(out);
+  // Every name of the translated environment, once, on the mpirun line.
+  const auto at = out.find("\nmpirun -x ");
+  REQUIRE(at != std::string::npos);
+  const std::string line = out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  CHECK(line == "mpirun -x HCCL_RDMA_TC -np 16 --hostfile hosts \\");
+  CHECK_THAT(out, Catch::Contains("Open MPI passes only the variables -x names"));
+  // Already forwarded: nothing added. MPICH's -genv: left to the user.
+  const std::string twice =
+      migrate_script("export NCCL_IB_TC=106\nmpirun -x HCCL_RDMA_TC -np 2 a.out\n");
+  CHECK(twice.find("-x HCCL_RDMA_TC -x HCCL_RDMA_TC") == std::string::npos);
+  const std::string mpich = migrate_script("export NCCL_IB_TC=106\nmpiexec -genvall -n 2 a.out\n");
+  CHECK(mpich.find("mpiexec -x") == std::string::npos);
 }

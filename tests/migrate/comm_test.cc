@@ -64,3 +64,42 @@ TEST_CASE("comm: no launch material is a change to make") {
   CHECK(c.verdict() == Verdict::kNeedsChanges);
   CHECK(hn::test::finding(c, "MIG-COMM-NO-LAUNCH").status == Status::kWarn);
 }
+
+namespace {
+const hn::reports::Finding* rule(const Concern& c, const std::string& id) {
+  for (const auto& i : c.items())
+    if (i.finding.entity == id) return &i.finding;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("comm: a Megatron-LM launch without a timeout flag runs with Megatron's 10 minutes") {
+  hn::test::JobFixture fx;
+  fx.edit("export HCCL_CONNECT_TIMEOUT=240", "export HCCL_CONNECT_TIMEOUT=1200");
+  fx.edit("  --distributed-timeout-minutes 31\n", "");
+  Job job = fx.resolve();
+  REQUIRE(job.pg_timeout_s);
+  CHECK(job.pg_timeout_s->value == "600");
+  CHECK(job.pg_timeout_s->origin == "default");
+  Concern c = comm(job);
+  const auto* f = rule(c, "pg-timeout-above-connect-timeout");
+  REQUIRE(f);
+  CHECK(f->status == Status::kFail);  // 600 s < 1200 s
+  CHECK_THAT(f->message,
+             Catch::Contains("600 s (Megatron-LM's default --distributed-timeout-minutes 10 "
+                             "(no flag in the launch at"));
+  CHECK(c.verdict() == Verdict::kNeedsChanges);
+}
+
+TEST_CASE("comm: the script's own timeout is named as the script's, equal to connect is advice") {
+  hn::test::JobFixture fx;
+  fx.edit("export HCCL_CONNECT_TIMEOUT=240", "export HCCL_CONNECT_TIMEOUT=1860");
+  Concern c = comm(fx.resolve());  // --distributed-timeout-minutes 31 = 1860 s
+  const auto* f = rule(c, "pg-timeout-above-connect-timeout");
+  REQUIRE(f);
+  CHECK(f->status == Status::kWarn);  // equal: only HCCL's own error is lost
+  CHECK_THAT(f->message, Catch::Contains("1860 s (--distributed-timeout-minutes at ") &&
+                             Catch::Contains("train.sbatch:58)"));
+  CHECK_THAT(f->message, !Catch::Contains("--pg-timeout"));
+  CHECK_THAT(f->remediation, Catch::Contains("at least 1881 s"));
+}

@@ -15,10 +15,12 @@ Concern network(const Job& job) {
 }
 }  // namespace
 
-TEST_CASE("network: collectives on the parameter plane, storage on the storage plane: ready") {
+TEST_CASE("network: collectives and storage on their planes, a run-time rendezvous not checked") {
   hn::test::JobFixture fx;
   Concern c = network(fx.resolve());
-  CHECK(c.verdict() == Verdict::kReady);
+  // MASTER_ADDR=$(scontrol ...) is only known at run time: not "ready".
+  CHECK(c.verdict() == Verdict::kNotChecked);
+  CHECK(c.unchecked() == "rendezvous");
   CHECK(hn::test::codes(c) ==
         std::vector<std::string>{"MIG-NET-TRAFFIC PASS collectives",
                                  "MIG-NET-TRAFFIC SKIP rendezvous", "MIG-NET-TRAFFIC PASS storage",
@@ -85,4 +87,32 @@ TEST_CASE("network: storage served over the parameter plane, rendezvous on a bus
       storage_warned = true;
     }
   CHECK(storage_warned);
+}
+
+TEST_CASE("network: the rendezvous host passed to torchrun is read, not reported missing") {
+  // MASTER_ADDR as a plain shell variable, passed as torchrun's option.
+  hn::test::JobFixture fx;
+  fx.edit("export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
+          "MASTER_ADDR=10.30.0.1");
+  fx.edit("srun --kill-on-bad-exit=1 python -u pretrain_gpt.py",
+          "srun --kill-on-bad-exit=1 torchrun --nproc-per-node 8 --master-addr $MASTER_ADDR "
+          "pretrain_gpt.py");
+  Concern c = network(fx.resolve());
+  bool seen = false;
+  for (const auto& i : c.items())
+    if (i.finding.entity == "rendezvous") {
+      seen = true;
+      CHECK(i.finding.status == Status::kPass);
+      CHECK_THAT(i.finding.message, Catch::Contains("torchrun --master-addr 10.30.0.1"));
+    }
+  CHECK(seen);
+  // --rdzv-endpoint host:port names it too.
+  hn::test::JobFixture rdzv;
+  rdzv.edit("export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
+            "");
+  rdzv.edit("srun --kill-on-bad-exit=1 python -u pretrain_gpt.py",
+            "srun --kill-on-bad-exit=1 torchrun --rdzv-endpoint 10.30.0.2:29500 pretrain_gpt.py");
+  Concern r = network(rdzv.resolve());
+  for (const auto& i : r.items())
+    if (i.finding.entity == "rendezvous") CHECK(i.finding.status == Status::kPass);
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "compat/text_file.h"
 #include "migrate/concern.h"
 #include "tests/migrate/job_fixture.h"
 
@@ -26,12 +27,14 @@ TEST_CASE("plan: six concerns, verdicts from their findings, blocking changes fi
   // exactly one concern.
   std::size_t total = 0;
   for (const auto& c : m.concerns) {
-    bool problem = false;
+    bool problem = false, skipped = false;
     for (std::size_t i : c.findings) {
       const auto& f = run.report.findings.at(i);
       problem = problem || is_problem(f);
+      skipped = skipped || f.status == hn::reports::Status::kSkip;
     }
-    CHECK(problem == (c.verdict != Verdict::kReady));
+    CHECK(problem == (c.verdict == Verdict::kNeedsChanges || c.verdict == Verdict::kBlocked));
+    if (!problem) CHECK(skipped == (c.verdict == Verdict::kNotChecked));
     total += c.findings.size();
   }
   CHECK(total == run.report.findings.size());
@@ -64,4 +67,24 @@ TEST_CASE("plan: with an out-dir, the env file and the migrated script are produ
   CHECK(run.migration.artifacts[1].status == "not written yet");
   CHECK(planned_artifact_paths(fx.resolve(), fx.dir.path() + "/out") ==
         std::vector<std::string>{run.artifacts[0].path, run.artifacts[1].path});
+}
+
+TEST_CASE("plan: without a manifest or --name, the job is named by #SBATCH --job-name") {
+  hn::test::TempDir dir;
+  std::string script = hn::compat::read_text_file(hn::test::example_file("fixed/train.sbatch"));
+  script.replace(script.find("gpt-13b"), 7, "gpt-13b/v2:x");
+  hn::migrate::JobOptions o;
+  o.script = dir.write("train.sbatch", script);
+  o.profile = hn::test::example_file("cluster.yaml");
+  hn::migrate::Job job = hn::migrate::resolve_job(o);
+  CHECK(job.name == "gpt-13b_v2_x");  // safe as a file name: the env file is named after it
+}
+
+TEST_CASE("plan: a concern not fully checked exits 0, or 1 with --strict") {
+  hn::reports::Migration m;
+  m.concerns.push_back({"storage", "Storage", hn::reports::Verdict::kNotChecked, "", {}});
+  CHECK(hn::reports::migration_exit_code(m) == 0);
+  CHECK(hn::reports::migration_exit_code(m, true) == 1);
+  m.concerns.push_back({"comm", "Comm", hn::reports::Verdict::kNeedsChanges, "", {}});
+  CHECK(hn::reports::migration_exit_code(m) == 1);
 }

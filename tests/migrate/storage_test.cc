@@ -13,10 +13,11 @@ namespace {
 const std::string kCert = std::string(HN_FIXTURE_DIR) + "/migrate/certificate.json";
 }
 
-TEST_CASE("storage: data and checkpoints on the shared mount: ready") {
+TEST_CASE("storage: data and checkpoints on the shared mount, the save time not measured") {
   hn::test::JobFixture fx;
   Concern c = check_storage(fx.resolve());
-  CHECK(c.verdict() == Verdict::kReady);
+  CHECK(c.verdict() == Verdict::kNotChecked);  // no write throughput was measured
+  CHECK(c.unchecked() == "checkpoint");
   CHECK(c.summary() == "5 of 5 path(s) on shared storage");
   const auto& space = hn::test::finding(c, "MIG-STOR-CKPT-SPACE");
   CHECK(space.status == Status::kPass);  // 180 GiB <= the profile's min_free_gib 2048
@@ -129,4 +130,77 @@ TEST_CASE("storage: a profile without shared mounts cannot be ready") {
   Concern c = check_storage(fx.resolve());
   CHECK(hn::test::codes(c) == std::vector<std::string>{"MIG-STOR-NO-MOUNTS FAIL storage.mounts"});
   CHECK(c.verdict() == Verdict::kNeedsChanges);
+}
+
+TEST_CASE("storage: --save and --load on one directory get one target, so the job resumes") {
+  hn::test::JobFixture fx;
+  fx.edit("CKPT_DIR=/mnt/shared/gpt-13b/checkpoints", "CKPT_DIR=/local/nvme/gpt-13b/ckpt");
+  Concern c = check_storage(fx.resolve());
+  std::vector<std::string> targets;
+  for (const auto& i : c.items())
+    if (i.finding.code == "MIG-STOR-PATH" && i.finding.status == Status::kFail)
+      targets.push_back(i.finding.evidence.at("suggest"));
+  REQUIRE(targets.size() == 2);
+  CHECK(targets[0] == "/mnt/shared/t/checkpoint");
+  CHECK(targets[1] == targets[0]);
+}
+
+TEST_CASE("storage: other frameworks' checkpoint flags are checkpoints too") {
+  // PyTorch FSDP (--checkpoint_dir), Hugging Face (--output_dir), fairseq
+  // (--save-dir), torchtitan (--job.dump_folder + --checkpoint.folder).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--checkpoint_dir=/local/ckpt", "/local/ckpt"},
+      {"--output_dir /local/hf", "/local/hf"},
+      {"--save-dir /local/fs", "/local/fs"},
+      {"--job.dump_folder /local/tt --checkpoint.enable_checkpoint", "/local/tt/checkpoint"},
+      {"--job.dump_folder /local/tt --checkpoint.enable --checkpoint.folder ck", "/local/tt/ck"}};
+  for (const auto& [flags, path] : cases) {
+    INFO(flags);
+    hn::test::JobFixture fx;
+    fx.edit("--save $CKPT_DIR\n  --load $CKPT_DIR\n", flags + "\n");
+    Job job = fx.resolve();
+    auto ckpt = job.paths_of("checkpoint");
+    REQUIRE(ckpt.size() == 1);
+    CHECK(ckpt[0]->path.value == path);
+    Concern c = check_storage(job);
+    CHECK(c.verdict() == Verdict::kNeedsChanges);  // node-local: must move
+  }
+  // torchtitan without checkpointing on writes none.
+  hn::test::JobFixture off;
+  off.edit("--save $CKPT_DIR\n  --load $CKPT_DIR\n", "--job.dump_folder /local/tt\n");
+  CHECK(off.resolve().paths_of("checkpoint").empty());
+  // --resume_from_checkpoint true names no path.
+  hn::test::JobFixture hf;
+  hf.edit("--load $CKPT_DIR\n", "--resume_from_checkpoint true\n");
+  CHECK(hf.resolve().paths_of("load").empty());
+}
+
+TEST_CASE("storage: the checkpoint's size is estimated from the model's shape") {
+  hn::test::JobFixture fx;
+  fx.tables = "[storage]\n";  // no checkpoint_size
+  Job job = fx.resolve();
+  // 40 layers x 12 h^2 (+ norms) + a 256,000 vocabulary (not stated) x 5120,
+  // 13.89e9 parameters x 14 bytes (bf16 + fp32 main weights + Adam).
+  REQUIRE(job.checkpoint_bytes);
+  CHECK(*job.checkpoint_bytes == 194522316800ull);
+  REQUIRE(job.checkpoint_size);
+  CHECK(job.checkpoint_size->origin == "derived");
+  CHECK_THAT(job.checkpoint_size->where, Catch::Contains("13.89e9 parameters") &&
+                                             Catch::Contains("x 14 bytes") &&
+                                             Catch::Contains("not stated: taken as 256,000"));
+  Concern c = check_storage(job);
+  const auto& space = hn::test::finding(c, "MIG-STOR-CKPT-SPACE");
+  CHECK(space.status == Status::kPass);  // within the profile's 2048 GiB
+  CHECK_THAT(space.message, Catch::Contains("estimated at"));
+  // GPT-2's tokenizer: 50257 padded to a multiple of 128 x tp 8 = 51200.
+  fx.edit("--bf16", "--bf16 --tokenizer-type GPT2BPETokenizer");
+  CHECK(*fx.resolve().checkpoint_bytes ==
+        14ull * (40ull * (12ull * 5120 * 5120 + 4 * 5120) + 51200ull * 5120));
+  // Without --no-save-optim's optimizer state: 2 bytes a parameter.
+  fx.edit("--bf16", "--bf16 --no-save-optim");
+  CHECK(*fx.resolve().checkpoint_bytes ==
+        2ull * (40ull * (12ull * 5120 * 5120 + 4 * 5120) + 51200ull * 5120));
+  // A size the manifest states wins over the estimate.
+  hn::test::JobFixture stated;
+  CHECK(*stated.resolve().checkpoint_bytes == 180ull << 30);
 }

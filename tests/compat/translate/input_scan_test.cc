@@ -46,3 +46,26 @@ TEST_CASE("framework flags: a malformed value is bad input at its line, never a 
   } catch (const InputError&) {
   }
 }
+
+TEST_CASE("framework flags: a Megatron-LM launch without the flag runs with its 10 minutes") {
+  auto flags = framework_flags(
+      "#!/bin/bash\n# --tensor-model-parallel-size 8 in a comment is not a launch\n"
+      "export HCCL_CONNECT_TIMEOUT=1200\n"
+      "torchrun pretrain_gpt.py \\\n  --tensor-model-parallel-size 8\n",
+      "job.sh");
+  REQUIRE(flags.size() == 1);
+  CHECK(flags[0].defaulted);
+  CHECK(flags[0].seconds == 600);
+  CHECK(flags[0].where() == "job.sh:4");  // pretrain_gpt.py
+  CHECK(flags[0].describe() ==
+        "Megatron-LM's default --distributed-timeout-minutes 10 (no flag in the launch at "
+        "job.sh:4)");
+  // A flag given: that value, no default.
+  auto given = framework_flags("torchrun pretrain_gpt.py --distributed-timeout-minutes 30\n", "j");
+  REQUIRE(given.size() == 1);
+  CHECK_FALSE(given[0].defaulted);
+  CHECK(given[0].describe() == "--distributed-timeout-minutes 30 at j:1");
+  // Not Megatron: nothing assumed (a word that only starts like one is not it).
+  CHECK(framework_flags("torchrun train.py --micro-batch-size-x 4\n", "j").empty());
+  CHECK(framework_flags("python my_pretrain_gpt.pyc\n", "j").empty());
+}
