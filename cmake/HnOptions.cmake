@@ -20,6 +20,12 @@ add_library(hn_warnings INTERFACE)
 target_compile_features(hn_warnings INTERFACE cxx_std_20)
 target_compile_options(hn_warnings INTERFACE -Wall -Wextra)
 
+# hn_module(... COLD): HN_COLD_OPT after the build type's -O2 (the last -O
+# wins); -DHN_COLD_OPT=-O2 builds every module alike.
+set(HN_COLD_OPT "-O1" CACHE STRING "optimisation of the COLD modules in optimised builds")
+add_library(hn_cold_flags INTERFACE)
+target_compile_options(hn_cold_flags INTERFACE $<$<CONFIG:Release,RelWithDebInfo>:${HN_COLD_OPT}>)
+
 # Test programs only (hn_test() and the tests' precompiled header): -Og in
 # the optimized configurations. The code under test is the modules' static
 # libraries, built at the project's level (-O2), so the tests check the code

@@ -4,7 +4,9 @@
 
 #include "compat/input_error.h"
 #include "compat/text_file.h"
+#include "compat/translate/dockerfile_input.h"
 #include "compat/translate/k8s_input.h"
+#include "compat/translate/nccl_conf_input.h"
 #include "compat/translate/shell_input.h"
 
 namespace hn::compat::translate {
@@ -20,11 +22,16 @@ InputFormat input_format_from_string(const std::string& s) {
   if (s == "env") return InputFormat::kEnvFile;
   if (s == "script") return InputFormat::kScript;
   if (s == "k8s") return InputFormat::kManifest;
-  throw InputError("command line", 0, 0, "--format",
-                   "unknown format '" + s + "' (expected auto, env, script or k8s)");
+  if (s == "nccl-conf") return InputFormat::kNcclConf;
+  if (s == "dockerfile") return InputFormat::kDockerfile;
+  throw InputError(
+      "command line", 0, 0, "--format",
+      "unknown format '" + s + "' (expected auto, env, script, k8s, nccl-conf or dockerfile)");
 }
 
 InputFormat detect_format(const std::string& path, const std::string& text) {
+  if (names_nccl_conf(path)) return InputFormat::kNcclConf;
+  if (names_dockerfile(path)) return InputFormat::kDockerfile;
   if (ends_with(path, ".yaml") || ends_with(path, ".yml") || ends_with(path, ".json"))
     return InputFormat::kManifest;
   if (ends_with(path, ".env")) return InputFormat::kEnvFile;
@@ -32,6 +39,15 @@ InputFormat detect_format(const std::string& path, const std::string& text) {
   std::string_view head = start == std::string::npos ? "" : std::string_view(text).substr(start);
   if (head.starts_with("apiVersion:") || head.starts_with("kind:") || head.starts_with("---"))
     return InputFormat::kManifest;
+  // A Dockerfile without a telling name: its first instruction (after
+  // comments and blank lines) is FROM, or ARG before a FROM.
+  for (const std::string& l : text_lines(text)) {
+    std::string_view v(l);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    if (v.empty() || v.front() == '#' || v == "\r") continue;
+    if (v.starts_with("FROM ") || v.starts_with("from ")) return InputFormat::kDockerfile;
+    break;
+  }
   return InputFormat::kScript;
 }
 
@@ -45,6 +61,12 @@ EnvInput parse_env_input_full(const std::string& text, const std::string& file,
       break;
     case InputFormat::kEnvFile:
       in = read_shell_text(text, file, ShellMode::kEnvFile);
+      break;
+    case InputFormat::kNcclConf:
+      in = read_nccl_conf_text(text, file);
+      break;
+    case InputFormat::kDockerfile:
+      in = read_dockerfile_text(text, file);
       break;
     default:
       in = read_shell_text(text, file, ShellMode::kScript);

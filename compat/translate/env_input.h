@@ -16,9 +16,10 @@
 
 namespace hn::compat::translate {
 
-enum class InputFormat { kAuto, kEnvFile, kScript, kManifest };
+enum class InputFormat { kAuto, kEnvFile, kScript, kManifest, kNcclConf, kDockerfile };
 
-// "auto", "env", "script", "k8s"; throws InputError naming the choices.
+// "auto", "env", "script", "k8s", "nccl-conf", "dockerfile"; throws InputError
+// naming the choices.
 InputFormat input_format_from_string(const std::string& s);
 InputFormat detect_format(const std::string& path, const std::string& text);
 

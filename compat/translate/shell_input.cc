@@ -12,6 +12,7 @@
 #include "compat/printable.h"
 #include "compat/text_file.h"
 #include "compat/translate/k8s_input.h"
+#include "compat/translate/nccl_conf_input.h"
 #include "compat/translate/shell_launch.h"
 #include "compat/translate/shell_walker.h"
 
@@ -165,6 +166,11 @@ EnvInput read_shell_text(const std::string& text, const std::string& file, Shell
     std::vector<EnvEntry> job = sbatch_exports(text, file);
     in.entries.insert(in.entries.begin(), job.begin(), job.end());
     heredoc_manifests(walker.heredoc_lines(), file, in);
+    // echo NCCL_X=v >> /etc/nccl.conf: in effect for every later NCCL init,
+    // unless the environment sets the name (NCCL never overwrites it), so
+    // these come first and any other setting of the name wins over them.
+    std::vector<EnvEntry> conf = nccl_conf_writes(text, file, walker.heredoc_lines());
+    in.entries.insert(in.entries.begin(), conf.begin(), conf.end());
     safety_net(text, file, walker.heredoc_lines(), walker.record(), in);
     in.flags = framework_flags(text, file);
   }

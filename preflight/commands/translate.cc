@@ -175,7 +175,7 @@ Command translate() {
         "env file, script or manifest")("from-env", po::bool_switch(),
                                         "also read the current environment (before the files)")(
         "format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
-        "input format: auto, env, script or k8s")("out",
+        "input format: auto, env, script, k8s, nccl-conf or dockerfile")("out",
                                                   po::value<std::string>()->value_name("FILE"),
                                                   "write the translated env file ('-' = stdout)")(
         "rules", po::value<std::vector<std::string>>()->value_name("FILE"),

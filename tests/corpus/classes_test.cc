@@ -255,3 +255,61 @@ TEST_CASE("class 6: coverage, typos, values judged, dependent rules, unexported 
   REQUIRE(plain.notes.size() == 1);
   CHECK(plain.notes[0].kind == tr::InputNote::kNotExported);
 }
+
+TEST_CASE("class 7: NCCL's configuration file, and the lines scripts write into it") {
+  // oracle-quickstart/oci-hpc installs this as /etc/nccl.conf: KEY=VALUE,
+  // each in effect (auto detects it by name), '==' kept as NCCL reads it.
+  auto conf = read("oci-88-h100.nccl.conf");
+  REQUIRE(entry(conf, "NCCL_IB_TC", 6));
+  CHECK(entry(conf, "NCCL_IB_TC", 6)->value == "41");
+  REQUIRE(entry(conf, "NCCL_IB_HCA", 12));
+  CHECK(entry(conf, "NCCL_IB_HCA", 12)->value.rfind("=mlx5_0,", 0) == 0);
+  CHECK(conf.notes.empty());  // nothing "never exported"
+  tr::Translation t = translate(conf, "", "nccl");
+  REQUIRE(var(t, "NCCL_IB_TC"));
+  CHECK(var(t, "NCCL_IB_TC")->outcome == tr::Outcome::kTranslated);
+  // Azure/azhpc-images: bash -c "cat > /etc/nccl.conf" <<'EOF' ... EOF.
+  auto heredoc = read("az-84-ndv4.sh");
+  REQUIRE(entry(heredoc, "NCCL_TOPO_FILE", 13));
+  CHECK(entry(heredoc, "NCCL_TOPO_FILE", 13)->value == "/opt/microsoft/ndv4/topo.xml");
+  CHECK_THAT(entry(heredoc, "NCCL_TOPO_FILE", 13)->context, Catch::Contains("/etc/nccl.conf"));
+  // aws-samples: RUN ... && echo NCCL_SOCKET_IFNAME=^docker0,lo >> /etc/nccl.conf,
+  // and an ENV of the same name, which wins (NCCL never overwrites the
+  // environment); the commented-out copy at line 100 is no setting.
+  auto docker = read("aws-83-nvcr-pytorch.Dockerfile");
+  REQUIRE(entry(docker, "NCCL_SOCKET_IFNAME", 123));
+  CHECK(entry(docker, "NCCL_SOCKET_IFNAME", 123)->value == "^docker0,lo");
+  CHECK_FALSE(entry(docker, "NCCL_SOCKET_IFNAME", 100));
+  REQUIRE(entry(docker, "NCCL_SOCKET_IFNAME", 208));
+  tr::Translation td = translate(docker, "", "nccl");
+  bool env_wins = false;
+  for (const auto& l : td.env)
+    if (l.name == "NCCL_SOCKET_IFNAME") env_wins = l.value == "^docker,lo";
+  CHECK(env_wins);
+}
+
+TEST_CASE("class 8: a Dockerfile's ENV lines are settings, ARG and RUN steps are not") {
+  // GoogleCloudPlatform/PerfKitBenchmarker p6.dockerfile: ENV with
+  // continuation lines; ARG NCCL_VERSION is a build argument.
+  auto in = read("pkb-82-p6.Dockerfile");
+  REQUIRE(entry(in, "NCCL_SOCKET_IFNAME", 137));  // inside a continued ENV
+  CHECK(entry(in, "NCCL_SOCKET_IFNAME", 137)->value == "^docker,lo,veth");
+  REQUIRE(entry(in, "NCCL_DEBUG", 149));
+  bool arg_note = false;
+  for (const auto& n : in.notes) {
+    CHECK(n.kind != tr::InputNote::kNotExported);
+    if (n.name == "NCCL_VERSION" && n.line == 10) {
+      arg_note = n.kind == tr::InputNote::kNotFollowed;
+      CHECK_THAT(n.why, Catch::Contains("build argument"));
+    }
+  }
+  CHECK(arg_note);
+  CHECK_FALSE(entry(in, "NCCL_VERSION"));
+}
+
+TEST_CASE("class 9: Gloo's settings in an HCCL job are Gloo's, not unknown") {
+  // vllm-project/vllm-ascend: HCCL with GLOO_SOCKET_IFNAME for the CPU groups.
+  tr::Translation t = translate(read("va-89-run_dp_template.sh"), "", "hccl");
+  REQUIRE(var(t, "GLOO_SOCKET_IFNAME"));
+  CHECK(var(t, "GLOO_SOCKET_IFNAME")->outcome != tr::Outcome::kUnknown);
+}

@@ -87,8 +87,11 @@ std::set<std::pair<int, std::string>> reported(const tr::EnvInput& in) {
 // HCCL (checked as the target) for the Ascend ones, otherwise torch (its
 // table includes NCCL's and Gloo's: these are PyTorch jobs on NCCL).
 std::string library_of(const Source& s) {
-  if (s.repo.find("Primus") != std::string::npos) return "rccl";
-  if (s.repo.find("MindSpeed") != std::string::npos) return "hccl";
+  if (s.repo.find("Primus") != std::string::npos || s.repo.find("HydraGNN") != std::string::npos)
+    return "rccl";
+  if (s.repo.find("MindSpeed") != std::string::npos ||
+      s.repo.find("vllm-ascend") != std::string::npos)
+    return "hccl";
   return "torch";
 }
 
