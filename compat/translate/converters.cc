@@ -190,21 +190,31 @@ RowResult convert_value(const RowInput& in) {
                           plausible_todo(*dst));
     // Judged by value, not only by unit: far below the target's default, the
     // converted number is not what the source setting asked for.
-    if (auto def = parse_int(dst->default_value);
+    const auto def = parse_int(dst->default_value);
+    const bool below =
         in.row.min_default_share > 0 && def && *def > 0 && !infinite &&
-        static_cast<double>(f.value) < in.row.min_default_share * static_cast<double>(*def)) {
+        static_cast<double>(f.value) < in.row.min_default_share * static_cast<double>(*def);
+    const bool above =
+        in.row.max_default_ratio > 0 && def && *def > 0 && !infinite &&
+        static_cast<double>(f.value) > in.row.max_default_ratio * static_cast<double>(*def);
+    if (below || above) {
       RowResult d;
       d.outcome = Outcome::kDropped;
       d.risk = true;
-      char pct[32];
-      std::snprintf(pct, sizeof pct, "%.0f%%",
-                    100.0 * static_cast<double>(f.value) / static_cast<double>(*def));
+      char share[32];
+      const double ratio = static_cast<double>(f.value) / static_cast<double>(*def);
+      if (below)
+        std::snprintf(share, sizeof share, "%.0f%% of ", 100.0 * ratio);
+      else
+        std::snprintf(share, sizeof share, "%.0f times ", ratio);
       d.detail = e.name + "=" + e.value + " would be " + to + "=" + text + " " + dst->unit + ", " +
-                 pct + " of " + to + "'s default " + dst->default_value + " " + dst->unit +
+                 share + to + "'s default " + dst->default_value + " " + dst->unit +
                  "; not carried over, " + to + " keeps its default. " +
                  render_rule_text(in.row.why, {{"value", e.value}, {"result", text}, {"to", to}});
       d.todo = "Keep " + to + " at its default " + dst->default_value + " " + dst->unit +
-               " unless the job must save device memory; then set it by hand.";
+               (below ? " unless the job must save device memory; then set it by hand."
+                      : " unless the job needs larger buffers; then size it by hand for " + to +
+                            "'s own meaning.");
       return d;
     }
     if (f.status == FitResult::kClamped) {

@@ -164,6 +164,10 @@ class Walker {
     e.name = name.Scalar();
     e.file = file_;
     e.context = context;
+    // Each container is its own environment: a head and a worker (or a
+    // sidecar) giving one name different values are alternatives, not an
+    // override of one by the other.
+    e.scope = container_scope(context);
     covered_.insert({e.name, line_of(name)});
     YAML::Node value = n["value"], from = n["valueFrom"];
     if (value && from)
@@ -214,6 +218,14 @@ class Walker {
     }
   }
 
+  // "container worker" for a container's settings (also those it takes from
+  // a ConfigMap), "" for maps that are not a container's.
+  static std::string container_scope(const std::string& context) {
+    if (context.rfind("container ", 0) != 0) return "";
+    const std::size_t via = context.find(" via ");
+    return via == std::string::npos ? context : context.substr(0, via);
+  }
+
   void env_map(const YAML::Node& m, const std::string& context, const std::string& prefix = "") {
     for (auto it = m.begin(); it != m.end(); ++it) {
       if (!it->first.IsScalar()) continue;
@@ -235,6 +247,7 @@ class Walker {
       e.file = file_;
       e.line = line_of(v);
       e.context = context;
+      e.scope = container_scope(context);
       e.dynamic =
           e.value.find("${") != std::string::npos || e.value.find("{{") != std::string::npos;
       out_.entries.push_back(std::move(e));

@@ -143,13 +143,14 @@ const std::vector<std::string>& known_platforms() {
 }
 
 EffectiveRange effective_range(const VarSpec& v, const std::string& platform) {
-  EffectiveRange r{v.min, v.max, v.min_exclusive, v.step};
+  EffectiveRange r{v.min, v.max, v.min_exclusive, v.step, v.values};
   for (const auto& p : v.platforms) {
     if (std::find(p.platforms.begin(), p.platforms.end(), platform) == p.platforms.end()) continue;
     if (p.min) r.min = p.min;
     if (p.max) r.max = p.max;
     if (p.min_exclusive) r.min_exclusive = *p.min_exclusive;
     if (p.step) r.step = *p.step;
+    if (!p.values.empty()) r.values = p.values;
   }
   return r;
 }

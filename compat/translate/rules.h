@@ -32,6 +32,7 @@ struct PlatformRange {
   std::optional<bool> min_exclusive;
   std::optional<long long> step;
   std::string note;
+  std::vector<std::string> values;  // an enum's values on these platforms (replaces the list)
 };
 
 struct VarSpec {
@@ -130,6 +131,10 @@ struct MapRow {
   // over (NCCL_BUFFSIZE=2097152 is 2 MB, 1% of HCCL_BUFFSIZE's 200): the two
   // buffers mean different things, and the unit alone does not say the size.
   double min_default_share = 0;
+  // Likewise above this multiple of the target's default (HCCL_BUFFSIZE=400,
+  // one buffer per communicator, would be 400 MiB per NCCL channel and
+  // connection, 100 times NCCL's 4 MiB).
+  double max_default_ratio = 0;
   std::map<std::string, std::string> values;       // value mapping (source -> target)
   std::map<std::string, std::string> drop_values;  // source values with no counterpart -> why
   bool not_a_variable = false;  // the source name is not read by the library at all
@@ -204,6 +209,7 @@ struct EffectiveRange {
   std::optional<long long> min, max;
   bool min_exclusive = false;
   long long step = 0;
+  std::vector<std::string> values;  // an enum's values on the platform
 };
 EffectiveRange effective_range(const VarSpec& v, const std::string& platform);
 std::string range_text(const EffectiveRange& r);

@@ -103,6 +103,7 @@ VarSpec parse_var(Table t, const std::string& lib, const std::string& file) {
     r.max = p.integer("max");
     r.min_exclusive = p.boolean("min_exclusive");
     r.step = p.integer("step");
+    r.values = p.strings("values");
     r.note = p.str("note");
     p.finish();
     v.platforms.push_back(std::move(r));
@@ -180,6 +181,7 @@ MapRow parse_row(Table t, const std::string& table, const std::string& file) {
     t.fail(*t.get("convert"), t.field("convert"), "unknown conversion '" + r.convert + "'");
   r.multiply = t.integer("multiply").value_or(1);
   r.min_default_share = t.number("min_default_share").value_or(0);
+  r.max_default_ratio = t.number("max_default_ratio").value_or(0);
   r.divide = t.integer("divide").value_or(1);
   if (r.multiply < 1 || r.divide < 1)
     t.fail(t.value(), t.field("multiply"), "multiply and divide must be positive");

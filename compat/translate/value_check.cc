@@ -13,11 +13,22 @@ namespace hn::compat::translate {
 
 namespace {
 
-std::string canonical_token(const VarSpec& spec, const std::string& token) {
-  for (const auto& v : spec.values)
+// The token as the table spells it, among the values valid on the platform
+// (a [[var.platform]] row may give its own list).
+std::string canonical_token(const VarSpec& spec, const std::string& token,
+                            const std::string& platform) {
+  const std::vector<std::string> values = effective_range(spec, platform).values;
+  for (const auto& v : values)
     if (spec.case_insensitive ? to_lower(v) == to_lower(token) : v == token) return v;
-  throw std::invalid_argument("'" + token + "' is not one of " + join(spec.values, ", ") +
-                              (spec.case_insensitive ? " (any case)" : ""));
+  bool elsewhere = false;
+  for (const auto& p : spec.platforms)
+    for (const auto& v : p.values)
+      elsewhere =
+          elsewhere || (spec.case_insensitive ? to_lower(v) == to_lower(token) : v == token);
+  throw std::invalid_argument(
+      "'" + token + "' is not one of " + join(values, ", ") +
+      (spec.case_insensitive ? " (any case)" : "") +
+      (elsewhere ? " on " + platform + " (other platforms take it: see --platform)" : ""));
 }
 
 void check_names(const std::string& text, bool allow_cidr, bool allow_caret_items) {
@@ -84,7 +95,7 @@ ParsedValue parse_typed(const VarSpec& spec, const std::string& text, const std:
     return pv;
   }
   if (t == "enum") {
-    pv.text = canonical_token(spec, text);
+    pv.text = canonical_token(spec, text, platform);
     return pv;
   }
   if (t == "tokens") {
@@ -94,7 +105,7 @@ ParsedValue parse_typed(const VarSpec& spec, const std::string& text, const std:
     if (body.empty())
       throw std::invalid_argument("expected a comma list of " + join(spec.values, ", "));
     std::vector<std::string> out;
-    for (const auto& tok : split(body, ',')) out.push_back(canonical_token(spec, tok));
+    for (const auto& tok : split(body, ',')) out.push_back(canonical_token(spec, tok, platform));
     pv.text = (exclude ? "^" : "") + join(out, ",");
     return pv;
   }

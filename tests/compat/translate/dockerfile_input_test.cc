@@ -68,7 +68,7 @@ TEST_CASE("dockerfile: only the image's stage counts, with the stages it builds 
   CHECK_THAT(note(in, "NCCL_VERSION")->why, Catch::Contains("build argument"));
 }
 
-TEST_CASE("dockerfile: detected by name and content; a bad quote names its line") {
+TEST_CASE("dockerfile: detected by name and content, and a bad quote names its line") {
   CHECK(names_dockerfile("Dockerfile"));
   CHECK(names_dockerfile("docker/Dockerfile.cuda"));
   CHECK(names_dockerfile("p6.dockerfile"));

@@ -177,3 +177,30 @@ spec:
     CHECK_THAT(in.notes[0].why, Catch::Contains("that ConfigMap is not in this file"));
   }
 }
+
+TEST_CASE("k8s: each container is its own environment, so different values are alternatives") {
+  // A RayCluster-like pair: the head and the workers set NCCL_SOCKET_IFNAME
+  // differently, a sidecar sets NCCL_DEBUG; nothing overrides anything.
+  std::string text = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+    - name: head
+      env:
+        - {name: NCCL_SOCKET_IFNAME, value: eth0}
+    - name: worker
+      env:
+        - {name: NCCL_SOCKET_IFNAME, value: ib0}
+    - name: sidecar
+      env:
+        - {name: NCCL_DEBUG, value: WARN}
+)";
+  auto es = parse_k8s_manifest_text(text, "job.yaml");
+  REQUIRE(es.size() == 3);
+  CHECK(es[0].scope == "container head");
+  CHECK(es[1].scope == "container worker");
+  // Through the translator: one variable with two alternatives, no "remove one".
+  EnvInput in = read_manifest_text(text, "job.yaml");
+  CHECK(in.entries.size() == 3);
+}

@@ -261,11 +261,37 @@ TEST_CASE("translator: a source value outside its own library's range needs revi
   // The library's note on its range comes along.
   Translation sl = run("export NCCL_IB_SL=16\n");
   CHECK_THAT(var(sl, "NCCL_IB_SL").detail, Catch::Contains("(the IB spec allows 0-15"));
-  // A documented "no limit" value is not out of range: it converts.
+  // Past NCCL's 5-bit range: not "no limit" (only 0 is) but a source value
+  // NCCL itself would not use as written, with the why.
   Translation inf = run("export NCCL_IB_TIMEOUT=99\n");
-  CHECK(var(inf, "NCCL_IB_TIMEOUT").outcome == Outcome::kClamped);
+  CHECK(var(inf, "NCCL_IB_TIMEOUT").outcome == Outcome::kNeedsReview);
+  CHECK_THAT(var(inf, "NCCL_IB_TIMEOUT").detail, !Catch::Contains("no limit"));
   // A source in range but out of the target's range still clamps.
   Translation clamp = run("export NCCL_IB_TIMEOUT=21 NCCL_IB_TC=106\n");
   CHECK(var(clamp, "NCCL_IB_TIMEOUT").outcome == Outcome::kClamped);
   CHECK(var(clamp, "NCCL_IB_TC").outcome == Outcome::kConverted);
+}
+
+TEST_CASE("translate: two containers' different values are alternatives, neither dropped") {
+  std::vector<EnvEntry> entries(2);
+  entries[0].name = entries[1].name = "NCCL_SOCKET_IFNAME";
+  entries[0].value = "eth0";
+  entries[1].value = "ib0";
+  entries[0].scope = "container head";
+  entries[1].scope = "container worker";
+  entries[0].line = 8;
+  entries[1].line = 11;
+  Translation t = translate(entries, book().for_check("nccl"), book(), Context{});
+  int results = 0;
+  for (const auto& v : t.vars)
+    if (v.input.name == "NCCL_SOCKET_IFNAME") {
+      ++results;
+      CHECK(v.outcome != Outcome::kDropped);
+      CHECK(v.input.alternatives.size() == 2);
+    }
+  CHECK(results == 1);
+  // The same without scopes (one environment): the later one overrides.
+  entries[0].scope = entries[1].scope = "";
+  Translation one = translate(entries, book().for_check("nccl"), book(), Context{});
+  CHECK(var(one, "NCCL_SOCKET_IFNAME", 0).outcome == Outcome::kDropped);
 }

@@ -87,7 +87,7 @@ TEST_CASE("value check: range, infinity and platform on the source side") {
   CHECK(p.outside_range);
   VarSpec h = int_spec(5, 20);
   h.platforms.push_back(
-      PlatformRange{{"atlas-training"}, std::nullopt, 24, std::nullopt, std::nullopt, ""});
+      PlatformRange{{"atlas-training"}, std::nullopt, 24, std::nullopt, std::nullopt, "", {}});
   CHECK(parse_typed(h, "22", "a2").outside_range);
   CHECK_FALSE(parse_typed(h, "22", "atlas-training").outside_range);
 }
@@ -118,7 +118,7 @@ TEST_CASE("value check: fitting numbers into a target range") {
 
   VarSpec ex = int_spec(0, 2147483647);
   ex.infinite_at = {0};
-  ex.platforms.push_back(PlatformRange{{"atlas-training"}, 0, 17340, true, 68, ""});
+  ex.platforms.push_back(PlatformRange{{"atlas-training"}, 0, 17340, true, 68, "", {}});
   CHECK(fit_number(ex, 0, true, "a2").value == 0);
   CHECK(fit_number(ex, 600, false, "atlas-training").value == 544);
   CHECK(fit_number(ex, 1, false, "atlas-training").value == 68);
@@ -140,4 +140,24 @@ TEST_CASE("value check: durations read the way people configure them") {
   CHECK(format_seconds(ib_timeout_seconds(31)) == "2.4 h");
   CHECK(format_seconds(ib_timeout_seconds(99)) == "8.2e+16 years");
   CHECK(format_seconds(INFINITY) == "infinite");
+}
+
+TEST_CASE("value check: an enum's values can differ by platform (HCCL_OP_EXPANSION_MODE)") {
+  // CANN 9: Atlas 350 and Ascend 950 expand on the CCU; A2/A3 do not.
+  VarSpec v;
+  v.name = "HCCL_OP_EXPANSION_MODE";
+  v.library = "hccl";
+  v.type = "enum";
+  v.values = {"AI_CPU", "AIV", "HOST", "HOST_TS"};
+  PlatformRange ccu;
+  ccu.platforms = {"atlas-350", "atlas-950"};
+  ccu.values = {"AI_CPU", "AIV", "CCU_MS", "CCU_SCHED"};
+  v.platforms.push_back(ccu);
+  CHECK(parse_typed(v, "CCU_SCHED", "atlas-950").text == "CCU_SCHED");
+  CHECK(parse_typed(v, "CCU_MS", "atlas-350").text == "CCU_MS");
+  CHECK_THROWS_WITH(parse_typed(v, "CCU_SCHED", "a2"),
+                    Catch::Contains("not one of AI_CPU, AIV, HOST, HOST_TS on a2") &&
+                        Catch::Contains("other platforms take it"));
+  CHECK_THROWS_WITH(parse_typed(v, "HOST", "atlas-950"), Catch::Contains("CCU_SCHED"));
+  CHECK(parse_typed(v, "HOST", "a3").text == "HOST");
 }
