@@ -95,8 +95,80 @@ bool unchanged_setting(const tr::VarResult& v) {
          v.outputs[0].second == v.input.value;
 }
 
+namespace {
+
+// GPU-only sbatch/srun options; on an NPU cluster they ask for nothing there.
+bool gpu_only_option(const std::string& option) {
+  static const std::set<std::string> kGpu = {
+      "--gpus",     "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket",
+      "--gpu-bind", "--mem-per-gpu",   "--cpus-per-gpu",  "-G"};
+  return kGpu.count(option) > 0;
+}
+
+// One #SBATCH line for an NPU cluster, or nullopt when it stays. `note`
+// says what changed.
+std::optional<std::string> npu_directive(const std::string& line, std::string& note) {
+  const std::size_t at = line.find("#SBATCH");
+  if (at == std::string::npos || line.find_first_not_of(" \t") != at) return std::nullopt;
+  std::string rest = line.substr(at + 7);
+  const std::size_t start = rest.find_first_not_of(" \t");
+  if (start == std::string::npos) return std::nullopt;
+  const std::size_t end = rest.find_first_of(" \t=", start);
+  const std::string option = rest.substr(start, end == std::string::npos ? end : end - start);
+  if (gpu_only_option(option)) {
+    note = "'" + line + "' disabled (##SBATCH): GPU-only, the nodes have NPUs";
+    return "#" + line;
+  }
+  if (option != "--gres") return std::nullopt;
+  std::string value = end == std::string::npos ? "" : rest.substr(end + 1);
+  value = value.substr(value.find_first_not_of(" \t=") == std::string::npos
+                           ? value.size()
+                           : value.find_first_not_of(" \t="));
+  value = value.substr(0, value.find_first_of(" \t"));
+  // gpu:8, gpu:a100:8, a list of resources: each gpu item becomes npu:<count>.
+  std::string out, item;
+  bool changed = false;
+  std::stringstream items(value);
+  while (std::getline(items, item, ',')) {
+    if (item.rfind("gpu", 0) == 0) {
+      const std::size_t colon = item.rfind(':');
+      item = "npu" + (colon == std::string::npos ? "" : item.substr(colon));
+      changed = true;
+    }
+    out += (out.empty() ? "" : ",") + item;
+  }
+  if (!changed) return std::nullopt;
+  note = "'" + line + "' requests NPUs instead: --gres=" + out +
+         " (check the GRES name in the cluster's gres.conf: `scontrol show node`)";
+  return line.substr(0, at) + "#SBATCH --gres=" + out;
+}
+
+// A line that only assigns a CUDA-side variable, for torch_npu: the new line
+// (empty to drop it) and why; nullopt when the line is something else.
+std::optional<std::string> npu_environment(const std::string& line, std::string& note) {
+  AssignLine a = read_assign_line(line);
+  if (!a.pure || a.assignments.size() != 1) return std::nullopt;
+  const Assignment& as = a.assignments.front();
+  const std::string prefix = a.exported ? "export " : "";
+  if (as.name == "CUDA_VISIBLE_DEVICES") {
+    note = "torch_npu selects devices with ASCEND_RT_VISIBLE_DEVICES";
+    return prefix + "ASCEND_RT_VISIBLE_DEVICES=" + as.raw;
+  }
+  if (as.name == "PYTORCH_CUDA_ALLOC_CONF") {
+    note = "torch_npu's allocator reads PYTORCH_NPU_ALLOC_CONF (check each option is one it takes)";
+    return prefix + "PYTORCH_NPU_ALLOC_CONF=" + as.raw;
+  }
+  if (as.name == "LD_PRELOAD" && as.raw.find("libnccl") != std::string::npos) {
+    note = "preloads NCCL, which the NPU job does not use";
+    return std::string();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string render_migrated_script(const std::string& text, const std::string& file,
-                                   const tr::Translation& t, const std::string& header) {
+                                   const tr::Translation& t, const std::string& header, bool npu) {
   // What the translation wrote (after merging) and what each variable became.
   std::map<std::string, std::string> written;
   for (const auto& l : t.env) written[l.name] = l.value;
@@ -105,7 +177,8 @@ std::string render_migrated_script(const std::string& text, const std::string& f
     if (v.input.file == file && v.input.line > 0) result[{v.input.name, v.input.line}] = &v;
 
   std::vector<std::string> lines = split_lines(text);
-  std::set<std::string> placed;  // env names written inline
+  std::set<std::string> placed;           // env names written inline
+  std::vector<std::string> device_notes;  // the #SBATCH lines changed for NPUs
   std::vector<std::string> out;
   for (size_t n = 0; n < lines.size(); ++n) {
     const int line_no = static_cast<int>(n) + 1;
@@ -118,6 +191,20 @@ std::string render_migrated_script(const std::string& text, const std::string& f
       for (const auto& [key, v] : result)
         if (key.second == line_no)
           for (const auto& o : v->outputs) placed.insert(o.first);
+      std::string note;
+      if (npu) {
+        if (auto d = npu_directive(line, note)) {
+          // One line for one: the head's lines keep their places.
+          out.push_back(*d);
+          device_notes.push_back("line " + std::to_string(line_no) + ": " + note);
+          continue;
+        }
+        if (auto moved = npu_environment(line, note)) {
+          out.push_back("# " + std::string(kArtifactMarker) + ": was: " + line + " (" + note + ")");
+          if (!moved->empty()) out.push_back(*moved);
+          continue;
+        }
+      }
       out.push_back(line);
       continue;
     }
@@ -228,6 +315,7 @@ std::string render_migrated_script(const std::string& text, const std::string& f
   }
   std::vector<std::string> head = {"# " + header +
                                    " (each changed line keeps the original as a comment)"};
+  for (const auto& n : device_notes) head.push_back("# " + std::string(kArtifactMarker) + ": " + n);
   if (!block.empty()) {
     head.push_back("# ---- " + std::string(kArtifactMarker) +
                    ": settings no single line of the original sets ----");

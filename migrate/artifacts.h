@@ -38,9 +38,16 @@ inline constexpr const char* kArtifactMarker = "hnprecheck migrate";
 // same value (or a value computed at run time that stays in the script).
 bool unchanged_setting(const compat::translate::VarResult& v);
 
+// For an NPU target (npu = true) the copy also moves the job off its GPUs:
+// `#SBATCH --gres=gpu:N` becomes `--gres=npu:N` (the GRES name is the
+// cluster's: gres.conf), GPU-only options (--gpus*, --gpu-bind,
+// --mem-per-gpu, --cpus-per-gpu) become `##SBATCH` (which sbatch skips),
+// and lines that only assign CUDA_VISIBLE_DEVICES or PYTORCH_CUDA_ALLOC_CONF
+// get torch_npu's ASCEND_RT_VISIBLE_DEVICES / PYTORCH_NPU_ALLOC_CONF, while
+// an LD_PRELOAD of libnccl is commented out; the header lists each change.
 std::string render_migrated_script(const std::string& text, const std::string& file,
                                    const compat::translate::Translation& t,
-                                   const std::string& header);
+                                   const std::string& header, bool npu = false);
 
 // `content` with its seal appended; artifact_sealed() is true when a text
 // ends with a seal that matches the lines above it.

@@ -82,7 +82,7 @@ MigrationRun plan_migration(const Job& job, const PlanOptions& options) {
       run.artifacts.push_back(
           {"script", names.script,
            seal_artifact(render_migrated_script(job.script_text, job.script->value, ct.translation,
-                                                ct.header))});
+                                                ct.header, ct.translation.to == "hccl"))});
     // The command writes them after the plan; until then they are not.
     for (const auto& a : run.artifacts) m.artifacts.push_back({a.kind, a.path, "not written yet"});
   } else {

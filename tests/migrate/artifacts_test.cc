@@ -156,3 +156,34 @@ TEST_CASE("artifacts: an Open MPI launch forwards the translated settings with -
   const std::string mpich = migrate_script("export NCCL_IB_TC=106\nmpiexec -genvall -n 2 a.out\n");
   CHECK(mpich.find("mpiexec -x") == std::string::npos);
 }
+
+TEST_CASE("artifacts: for an NPU cluster the copy moves the job off its GPUs") {
+  const std::string script =
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:a100:8\n#SBATCH --gpus-per-task=1\n"
+      "#SBATCH --time=1:00:00\n\nexport CUDA_VISIBLE_DEVICES=0,1,2,3\n"
+      "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+      "export LD_PRELOAD=/opt/nccl/lib/libnccl.so.2\nsrun python train.py\n";
+  auto entries = tr::parse_env_input(script, "job.sh", tr::InputFormat::kScript);
+  tr::RuleBook book = tr::RuleBook::load();
+  tr::Translation t = tr::translate(entries, book.for_translation("torch", "hccl"), book, {});
+  const std::string out = render_migrated_script(script, "job.sh", t, "hnprecheck migrate j", true);
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("\n#SBATCH --gres=npu:8\n"));
+  CHECK_THAT(out, Catch::Contains("\n##SBATCH --gpus-per-task=1\n"));  // sbatch skips it
+  CHECK_THAT(out, Catch::Contains("\n#SBATCH --time=1:00:00\n"));      // untouched
+  CHECK_THAT(out, Catch::Contains("\nexport ASCEND_RT_VISIBLE_DEVICES=0,1,2,3\n"));
+  CHECK_THAT(out, Catch::Contains("\nexport PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\n"));
+  CHECK_THAT(out, Catch::Contains("was: export LD_PRELOAD=/opt/nccl/lib/libnccl.so.2"));
+  CHECK(out.find("\nexport LD_PRELOAD") == std::string::npos);
+  CHECK_THAT(out, Catch::Contains("line 3: '#SBATCH --gres=gpu:a100:8' requests NPUs instead"));
+  // The directives stay above the first command, where sbatch reads them.
+  CHECK(out.find("#SBATCH --gres=npu:8") < out.find("export ASCEND_RT_VISIBLE_DEVICES"));
+  // The migrated script is valid shell.
+  hn::test::TempDir dir;
+  const std::string path = dir.write("m.sh", out);
+  CHECK(hn::test::run_process({"/bin/bash", "-n", path}, 30).exit_code == 0);
+  // A GPU target keeps them.
+  const std::string gpu =
+      render_migrated_script(script, "job.sh", t, "hnprecheck migrate j", false);
+  CHECK_THAT(gpu, Catch::Contains("\n#SBATCH --gres=gpu:a100:8\n"));
+}
