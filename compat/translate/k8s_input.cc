@@ -34,6 +34,25 @@ const std::set<std::string> kEnvMaps = {"env_vars",    "envVars", "ENV_VARS", "e
 const std::set<std::string> kShellKeys = {"command", "args", "entrypoint", "script",
                                           "cmd",     "run",  "commands",   "Command"};
 
+// Other names people give environment maps (env_common, common_env,
+// extra_envs, environment_variables): a key that names an environment.
+bool env_map_key(const std::string& key) {
+  if (kEnvMaps.count(key)) return true;
+  std::string k = key;
+  for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return k.rfind("env_", 0) == 0 || k.rfind("envs_", 0) == 0 ||
+         (k.size() > 4 && k.compare(k.size() - 4, 4, "_env") == 0) ||
+         (k.size() > 5 && k.compare(k.size() - 5, 5, "_envs") == 0) ||
+         k.find("environment") != std::string::npos;
+}
+
+// A block of shell in a YAML string (a ConfigMap's script, a template's
+// run step): several lines, and an export or a shebang.
+bool shell_block(const std::string& s) {
+  return s.find('\n') != std::string::npos &&
+         (s.rfind("#!", 0) == 0 || s.find("export ") != std::string::npos);
+}
+
 class Walker {
  public:
   Walker(const std::string& text, const std::string& file)
@@ -69,10 +88,13 @@ class Walker {
       const YAML::Node v = it->second;  // a copy: it->second is a temporary
       if (kContainerLists.count(key) && v.IsSequence()) {
         for (size_t i = 0; i < v.size(); ++i) container(v[i], key + "[" + std::to_string(i) + "]");
-      } else if (kEnvMaps.count(key) && v.IsMap()) {
+      } else if (env_map_key(key) && v.IsMap()) {
         env_map(v, key);
-      } else if (kEnvMaps.count(key) && v.IsSequence()) {
+      } else if (env_map_key(key) && v.IsSequence()) {
         env_list(v, key);
+      } else if (v.IsScalar() && shell_block(v.Scalar())) {
+        // A script kept in a ConfigMap or a template: read as the shell would.
+        shell(v, context.empty() ? key : context + " " + key);
       } else if ((key == "runtimeEnvYAML" || key == "runtime_env") && v.IsScalar()) {
         nested_yaml(v, key);
       } else if (kShellKeys.count(key)) {
@@ -226,9 +248,30 @@ class Walker {
     return via == std::string::npos ? context : context.substr(0, via);
   }
 
-  void env_map(const YAML::Node& m, const std::string& context, const std::string& prefix = "") {
+  // `shadowed`: names a map that merges this one (<<) sets itself; YAML
+  // gives those the merging map's value, so the merged one never applies.
+  void env_map(const YAML::Node& m, const std::string& context, const std::string& prefix = "",
+               const std::set<std::string>& shadowed = {}) {
+    std::set<std::string> own = shadowed;
+    for (auto it = m.begin(); it != m.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() != "<<") own.insert(it->first.Scalar());
     for (auto it = m.begin(); it != m.end(); ++it) {
       if (!it->first.IsScalar()) continue;
+      // YAML's merge key (<<: *common): the anchored map's entries apply
+      // where this map does not set the name itself (yaml-cpp keeps "<<"
+      // as an ordinary key).
+      if (it->first.Scalar() == "<<") {
+        const YAML::Node merged = it->second;
+        if (merged.IsMap()) env_map(merged, context, prefix, own);
+        if (merged.IsSequence())
+          for (const auto& one : merged)
+            if (one.IsMap()) env_map(one, context, prefix, own);
+        continue;
+      }
+      if (shadowed.count(it->first.Scalar())) {
+        covered_.insert({prefix + it->first.Scalar(), line_of(it->first)});
+        continue;
+      }
       std::string name = prefix + it->first.Scalar();
       if (!is_shell_name(name)) continue;
       // A copy: it->second lives in a proxy that dies at the end of this statement.

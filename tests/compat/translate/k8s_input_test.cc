@@ -204,3 +204,35 @@ spec:
   EnvInput in = read_manifest_text(text, "job.yaml");
   CHECK(in.entries.size() == 3);
 }
+
+TEST_CASE("k8s: environment maps under other names, merge keys, and scripts in ConfigMaps") {
+  const std::string text = R"(x-common: &common
+  NCCL_DEBUG: INFO
+  NCCL_SOCKET_IFNAME: eth0
+services:
+  trainer:
+    env_common:
+      <<: *common
+      NCCL_SOCKET_IFNAME: ib0
+    extra_envs:
+      NCCL_IB_TIMEOUT: "20"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: launch}
+data:
+  train.sh: |
+    #!/bin/bash
+    export NCCL_ALGO=Ring
+    torchrun train.py
+)";
+  EnvInput in = read_manifest_text(text, "job.yaml");
+  std::map<std::string, std::string> got;
+  for (const auto& e : in.entries) got[e.name + "@" + std::to_string(e.line)] = e.value;
+  CHECK(got == std::map<std::string, std::string>{{"NCCL_DEBUG@2", "INFO"},
+                                                  {"NCCL_SOCKET_IFNAME@8", "ib0"},
+                                                  {"NCCL_IB_TIMEOUT@10", "20"},
+                                                  {"NCCL_ALGO@18", "Ring"}});
+  // The merged eth0 is shadowed by the map's own ib0: neither a setting nor unread.
+  for (const auto& n : in.notes) CHECK(n.kind != InputNote::kUnread);
+}
