@@ -108,18 +108,30 @@ RuleSet RuleBook::for_check(const std::string& to) const {
 }
 
 RuleSet RuleBook::for_translation(const std::string& from, const std::string& to) const {
-  std::string table = from + "-to-" + to;
-  if (!maps_.count(table)) {
-    std::string names;
-    for (const auto& [n, m] : maps_) names += (names.empty() ? "" : ", ") + n;
-    throw InputError("command line", 0, 0, "--from/--to",
-                     "no rules translate " + from + " to " + to + " (tables: " + names + ")");
+  // "rccl,torch": a job that uses several libraries (a ROCm job with torch's
+  // own settings); the tables are merged, the first named winning a
+  // variable that two of them translate.
+  std::vector<std::string> froms;
+  for (std::size_t start = 0;;) {
+    std::size_t comma = from.find(',', start);
+    froms.push_back(from.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
+  for (const auto& f : froms)
+    if (!maps_.count(f + "-to-" + to)) {
+      std::string names;
+      for (const auto& [n, m] : maps_) names += (names.empty() ? "" : ", ") + n;
+      throw InputError("command line", 0, 0, "--from/--to",
+                       "no rules translate " + (f.empty() ? "''" : f) + " to " + to +
+                           " (tables: " + names + ")");
+    }
   RuleSet rs = for_check(to);
   rs.from = from;
   rs.source_vars.clear();
   std::vector<std::string> seen;
-  collect_rows(table, rs.rows, seen, rs.tables);
+  for (auto it = froms.rbegin(); it != froms.rend(); ++it)
+    collect_rows(*it + "-to-" + to, rs.rows, seen, rs.tables);
   for (const auto& name : rs.tables)
     for (auto& [var, spec] : library_vars(maps_.at(name).from)) rs.source_vars[var] = spec;
   return rs;

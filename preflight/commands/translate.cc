@@ -167,17 +167,19 @@ Command translate() {
       "(with --strict also on clamped values, risky drops and unknown variables); 2 on a\n"
       "malformed line.";
   c.add_options = [](po::options_description& d, po::positional_options_description& p) {
-    d.add_options()("from", po::value<std::string>()->value_name("LIB"),
-                    "library the settings were written for")(
+    d.add_options()(
+        "from", po::value<std::string>()->value_name("LIB"),
+        "library the settings were written for; several, comma-separated (rccl,torch), for a job "
+        "that uses more than one (the first named wins a variable both translate)")(
         "to", po::value<std::string>()->value_name("LIB"), "library to translate to: hccl or nccl")(
         "check", po::bool_switch(), "validate a --to configuration against its own rules")(
         "input", po::value<std::vector<std::string>>()->value_name("INPUT"),
         "env file, script or manifest")("from-env", po::bool_switch(),
                                         "also read the current environment (before the files)")(
         "format", po::value<std::string>()->default_value("auto")->value_name("FMT"),
-        "input format: auto, env, script, k8s, nccl-conf or dockerfile")("out",
-                                                  po::value<std::string>()->value_name("FILE"),
-                                                  "write the translated env file ('-' = stdout)")(
+        "input format: auto, env, script, k8s, nccl-conf or dockerfile")(
+        "out", po::value<std::string>()->value_name("FILE"),
+        "write the translated env file ('-' = stdout)")(
         "rules", po::value<std::vector<std::string>>()->value_name("FILE"),
         "rule table (TOML) that adds to or replaces an embedded one; repeatable")(
         "list-rules", po::bool_switch(), "print the rules in effect and exit");

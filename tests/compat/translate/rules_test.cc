@@ -207,3 +207,15 @@ TEST_CASE("rules: the buffer sizes carry plausible bounds against unit mix-ups")
   CHECK(n->plausible_min == 65536);  // 64 KiB
   CHECK_THAT(n->plausible_note, Catch::Contains("looks like MB"));
 }
+
+TEST_CASE("rules: several source libraries in one run, the first named winning") {
+  RuleBook book = RuleBook::load();
+  // A ROCm job with torch's own settings: neither table alone knows both.
+  RuleSet both = book.for_translation("rccl,torch", "hccl");
+  CHECK(both.row_for("RCCL_MSCCL_ENABLE"));
+  CHECK(both.row_for("TORCH_NCCL_ASYNC_ERROR_HANDLING"));
+  CHECK_FALSE(book.for_translation("rccl", "hccl").row_for("TORCH_NCCL_ASYNC_ERROR_HANDLING"));
+  // A table that does not exist is named.
+  CHECK_THROWS_WITH(book.for_translation("rccl,nosuch", "hccl"),
+                    Catch::Contains("no rules translate nosuch to hccl"));
+}
