@@ -83,10 +83,11 @@ struct FrameworkFlag {
   // The framework's default: the input launches the framework (file:line is
   // where) but passes no flag, so the job runs with `value`.
   bool defaulted = false;
+  std::string framework = "Megatron-LM";  // whose default: Megatron-LM, MindSpeed-LLM
   std::string where() const { return file + ":" + std::to_string(line); }
   // "--distributed-timeout-minutes 120 at job.sh:40", or for a default
   // "Megatron-LM's default --distributed-timeout-minutes 10 (no flag in the
-  // launch at job.sh:52)".
+  // launch at job.sh:52)" (MindSpeed-LLM's is 45).
   std::string describe() const;
 };
 

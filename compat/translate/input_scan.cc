@@ -87,7 +87,14 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
   // Words only a Megatron-LM launch (or a fork: MindSpeed, Megatron-DeepSpeed)
   // passes. Such a launch without the flag runs with the default, 10 minutes
   // (DistributedInitConfig.distributed_timeout_minutes; arguments.py's default
-  // in older trees and in the forks).
+  // in older trees and in Megatron-DeepSpeed). MindSpeed-LLM replaces it with
+  // 45 (mindspeed_llm/training/arguments.py, _add_distributed_args, with
+  // conflict_handler='resolve'); its launches pass flags of its own.
+  static const char* const kMindSpeedLlmWords[] = {
+      "--tokenizer-name-or-path", "PretrainedFromHF",   "--use-fused-rmsnorm",
+      "--use-mc2",                "--prompt-type",      "--swap-attention",
+      "--reuse-fp32-param",       "--no-shared-storage", "--use-fused-swiglu",
+      "--use-fused-rotary-pos-emb"};
   static const char* const kMegatronWords[] = {"--tensor-model-parallel-size",
                                                "--pipeline-model-parallel-size",
                                                "--micro-batch-size",
@@ -96,10 +103,13 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
                                                "--use-distributed-optimizer"};
   std::vector<FrameworkFlag> out;
   int megatron_line = 0;
+  bool mindspeed_llm = false;
   std::vector<std::string> lines = text_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     if (comment_line(l)) continue;
+    for (const char* w : kMindSpeedLlmWords)
+      mindspeed_llm = mindspeed_llm || l.find(w) != std::string::npos;
     if (!megatron_line)
       for (const char* w : kMegatronWords)
         if (size_t at = l.find(w); at != std::string::npos) {
@@ -137,11 +147,14 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
   if (out.empty() && megatron_line) {
     FrameworkFlag f;
     f.flag = "--distributed-timeout-minutes";
-    f.value = "10";
-    f.seconds = 600;
+    f.value = mindspeed_llm ? "45" : "10";
+    f.seconds = mindspeed_llm ? 2700 : 600;
     f.file = file;
     f.line = megatron_line;
-    f.source = "MLM-dist (Megatron-LM DistributedInitConfig.distributed_timeout_minutes = 10)";
+    f.source = mindspeed_llm
+                   ? "MSL-dist (MindSpeed-LLM mindspeed_llm/training/arguments.py: default=45)"
+                   : "MLM-dist (Megatron-LM DistributedInitConfig.distributed_timeout_minutes = 10)";
+    f.framework = mindspeed_llm ? "MindSpeed-LLM" : "Megatron-LM";
     f.defaulted = true;
     out.push_back(std::move(f));
   }
@@ -150,8 +163,8 @@ std::vector<FrameworkFlag> framework_flags(const std::string& text, const std::s
 
 std::string FrameworkFlag::describe() const {
   if (defaulted)
-    return "Megatron-LM's default " + flag + " " + value + " (no flag in the launch at " + where() +
-           ")";
+    return framework + "'s default " + flag + " " + value + " (no flag in the launch at " +
+           where() + ")";
   return flag + " " + value + " at " + where();
 }
 

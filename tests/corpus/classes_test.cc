@@ -182,7 +182,9 @@ TEST_CASE("class 3: no false FAIL from defaults the libraries derive") {
   tr::Translation tb =
       translate(tr::parse_env_input_full(text, "msl-50.sh", tr::InputFormat::kScript), "", "hccl");
   REQUIRE(cross(tb, "pg-timeout-above-connect-timeout"));
-  CHECK(cross(tb, "pg-timeout-above-connect-timeout")->severity == "review");
+  CHECK(cross(tb, "pg-timeout-above-connect-timeout")->state == tr::CrossResult::kViolated);
+  CHECK_THAT(cross(tb, "pg-timeout-above-connect-timeout")->detail,
+             Catch::Contains("ends a link setup"));
   // Ray runtime_env with exec 3600 and no event timeout: no FAIL either.
   tr::Translation ray = translate(read("msl-45-runtime_env.yaml"), "", "hccl");
   CHECK_FALSE(cross(ray, "event-timeout-above-exec-timeout"));

@@ -58,7 +58,8 @@ TEST_CASE("cross: the process-group timeout must reach HCCL_CONNECT_TIMEOUT, and
   auto r = run(hccl(), {}, id, ctx);
   REQUIRE(r);
   CHECK(r->state == CrossResult::kViolated);
-  CHECK(r->severity == "review");  // a FAIL
+  CHECK(r->severity == "warn");  // the job runs; only a slow setup tells the two apart
+  CHECK_THAT(r->detail, Catch::Contains("ends a link setup that HCCL was told to wait for"));
   CHECK_THAT(r->todo, Catch::Contains("at least 120 s"));
   // From the connect timeout to + 20 s: only HCCL's own error is lost, advice.
   for (double pg : {120.0, 140.0}) {

@@ -65,6 +65,15 @@ TEST_CASE("framework flags: a Megatron-LM launch without the flag runs with its 
   REQUIRE(given.size() == 1);
   CHECK_FALSE(given[0].defaulted);
   CHECK(given[0].describe() == "--distributed-timeout-minutes 30 at j:1");
+  // MindSpeed-LLM (its own flags in the launch) defaults to 45 minutes.
+  auto msl = framework_flags(
+      "torchrun pretrain_gpt.py --tensor-model-parallel-size 8 \\\n"
+      "  --tokenizer-type PretrainedFromHF --use-fused-rmsnorm\n",
+      "msl.sh");
+  REQUIRE(msl.size() == 1);
+  CHECK(msl[0].seconds == 2700);
+  CHECK_THAT(msl[0].describe(), Catch::StartsWith("MindSpeed-LLM's default "
+                                                  "--distributed-timeout-minutes 45"));
   // Not Megatron: nothing assumed (a word that only starts like one is not it).
   CHECK(framework_flags("torchrun train.py --micro-batch-size-x 4\n", "j").empty());
   CHECK(framework_flags("python my_pretrain_gpt.pyc\n", "j").empty());
