@@ -194,6 +194,47 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
     // 64 MiB with one warm-up call that halved busbw on this VM, where a
     // minor fault costs 15-25 us per 4 KiB page). --warmup 0 stays cold.
     const int warmup = cfg.warmup > 0 ? std::max(cfg.warmup, 2) : 0;
+    if (cfg.fresh_inputs) {
+      // Per call: write this call's inputs, time the collective alone, read
+      // and check the whole output. Stamps from 3 up: unique per call.
+      double timed_us = 0;
+      std::uint64_t kind = 3;
+      auto fresh_call = [&](bool timed) {
+        const bv::Values v(t, op, n, stamp(z, kind++));
+        const BenchCall call{v, r, n, root, row.count};
+        fill(coll, call, t, in[0].data(), in_elems);
+        const comm::Options o = call_options();
+        if (timed) {
+          // Ranks meet after writing: a slower writer's fill is not counted
+          // as the collective's time on the ranks that wait for it.
+          comm::testing::FaultPause pause(c);
+          comm::barrier(c);
+        }
+        const auto s = Clock::now();
+        coll.run(c, in[0].data(), out.data(), row.count, o);
+        if (timed) timed_us += std::chrono::duration<double, std::micro>(Clock::now() - s).count();
+        const long long w = count_wrong(coll, call, t, out.data());
+        if (cfg.check) spot_wrong += w;
+      };
+      for (int i = 0; i < warmup; ++i) fresh_call(false);
+      {
+        comm::testing::FaultPause pause(c);
+        comm::barrier(c);
+      }
+      for (int i = 0; i < cfg.iters; ++i) fresh_call(true);
+      row.time_us = max_over_ranks(c, timed_us / std::max(cfg.iters, 1));
+      row.algbw = row.time_us > 0 ? static_cast<double>(row.bytes) / (row.time_us * 1e3) : 0;
+      row.busbw = row.algbw * coll.bus_factor(n);
+      if (cfg.check) {
+        long long none = 0;
+        sum_over_ranks(c, none, spot_wrong);
+        row.wrong = spot_wrong;
+        row.wrong_spot = spot_wrong;
+      }
+      rows.push_back(row);
+      ++z;
+      continue;
+    }
     for (int i = 0; i < warmup; ++i) once();
     {
       comm::testing::FaultPause pause(c);

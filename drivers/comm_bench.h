@@ -13,7 +13,9 @@
 //     compared with their closed-form values right after the call, which
 //     costs a few loads;
 //   * apart from timing, one more call on fresh inputs into a poisoned output
-//     is checked in full.
+//     is checked in full;
+//   * with fresh_inputs, every warm-up and timed call has inputs of its own
+//     and its whole output is checked (a stale buffer cannot pass).
 //
 // #wrong is the number of wrong elements (full check plus spot checks),
 // summed over ranks. The bench's own bookkeeping collectives (barrier, max of
@@ -49,6 +51,15 @@ struct BenchConfig {
   // then reads the peers' buffers in place); false: private heap memory, as
   // a framework's tensors are.
   bool window_buffers = true;
+  // Training's pattern (bench --fresh-inputs): before every warm-up and timed
+  // call each rank writes its whole input anew (unique per rank, element and
+  // call), and after it reads its whole output, checking every element, as a
+  // backward pass writes gradients and an optimizer step reads them. Only the
+  // collective itself is timed (per call, from a barrier after the writes, so
+  // a slower writer's fill is not counted; summed); the writes and reads run
+  // outside the timed region, so a path that serves a call from data the
+  // previous one left in a core's cache gets no help from it.
+  bool fresh_inputs = false;
   stack::comm::Options options;  // dtype, redop, algorithm, root, timeout
   // When set, no measured call outlives it: each call's timeout is the time
   // left (options.timeout still caps it), so a sweep of many calls ends by the

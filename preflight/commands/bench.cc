@@ -105,6 +105,7 @@ Parsed parse_options(const po::variables_map& vm) {
       bad("--buffers", "must be window or private, not '" + b + "'");
     c.window_buffers = b == "window";
   }
+  c.fresh_inputs = vm["fresh-inputs"].as<bool>();
   c.iters = vm["iters"].as<int>();
   c.warmup = vm["warmup"].as<int>();
   c.check = !vm["no-check"].as<bool>();
@@ -168,6 +169,9 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
                  "reads peers' buffers in place)"
                : "window (plain memory over tcp)")
        << "\n";
+  if (p.cfg.fresh_inputs)
+    os << "# fresh inputs: each rank writes its whole input before every call and reads its "
+          "whole output after it (outside the timed region), as a training step does\n";
   if (p.cfg.check)
     os << "# check: inputs differ per rank, element and call; " << drivers::kSpotChecks
        << " elements of every call, and all of one more call per size\n";
@@ -216,6 +220,7 @@ std::string to_json(const Parsed& p, const comm::Communicator& c,
                       {"transport", comm::to_string(c.transport())},
                       {"algorithm", comm::to_string(o.algorithm)},
                       {"buffers", p.cfg.window_buffers ? "window" : "private"},
+                      {"fresh_inputs", p.cfg.fresh_inputs},
                       {"dtype", stack::op::to_string(o.dtype)},
                       {"redop", stack::op::to_string(o.op)},
                       {"iters", p.cfg.iters},
@@ -367,6 +372,9 @@ Command bench() {
         "buffers", po::value<std::string>()->default_value("window")->value_name("B"),
         "window (Communicator::alloc_window: on shm, allreduce reads peers' buffers in place) "
         "or private (heap memory aligned as a framework's tensors)")(
+        "fresh-inputs", po::bool_switch(),
+        "write each rank's whole input before every call and read its whole output after it, "
+        "outside the timed region, as a training step does (every call checked in full)")(
         "root", po::value<int>()->default_value(0)->value_name("R"),
         "root of broadcast and reduce")(
         "transport", po::value<std::string>()->default_value("auto")->value_name("T"),

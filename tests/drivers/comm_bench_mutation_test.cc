@@ -27,6 +27,8 @@ namespace {
 // Window buffers (the bench's default): on shm, allreduce takes the direct
 // path (direct_min_bytes); private buffers keep it on the rings.
 bool g_window_buffers = true;
+// bench --fresh-inputs: new inputs and a full check around every call.
+bool g_fresh_inputs = false;
 
 void sweep(comm::Communicator& c) {
   for (Fault f : {Fault::kNone, Fault::kOffByOneChunk, Fault::kStaleBuffer, Fault::kWrongReduceOp,
@@ -51,6 +53,7 @@ void sweep(comm::Communicator& c) {
         cfg.warmup = 1;
         cfg.options.dtype = dtype;
         cfg.window_buffers = g_window_buffers;
+        cfg.fresh_inputs = g_fresh_inputs;
         cfg.options.root = c.size() - 1;
         cfg.options.timeout = std::chrono::milliseconds(60000);
         for (const BenchRow& row : run_bench(c, cfg)) {
@@ -116,6 +119,11 @@ TEST_CASE("bench mutations: shm 2 ranks, private buffers (the ring path)") {
   g_window_buffers = false;
   run(comm::TransportKind::kShm, 2);
   g_window_buffers = true;
+}
+TEST_CASE("bench mutations: shm 2 ranks, fresh inputs around every call") {
+  g_fresh_inputs = true;
+  run(comm::TransportKind::kShm, 2);
+  g_fresh_inputs = false;
 }
 TEST_CASE("bench mutations: tcp 2 ranks") {
   run(comm::TransportKind::kTcp, 2);
