@@ -77,6 +77,9 @@ std::optional<CheckpointEstimate> estimate_checkpoint(const Discovery& d) {
   } else {
     what += " only (--no-save-optim)";
   }
+  // Beyond an exabyte the numbers are not a model's (and would not fit the
+  // byte count): no estimate, so the size stays "not known".
+  if (!(params * bytes_per < 1e18)) return std::nullopt;
   CheckpointEstimate e;
   e.parameters = params;
   e.bytes = static_cast<std::uint64_t>(params * bytes_per);

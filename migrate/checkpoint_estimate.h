@@ -12,7 +12,8 @@
 // --no-save-optim, the optimizer's fp32 state (Adam: main weights when mixed,
 // two moments; SGD: main weights when mixed, momentum).
 //
-// Returns nullopt unless --num-layers and --hidden-size are known numbers.
+// Returns nullopt unless --num-layers and --hidden-size are known numbers and
+// the estimate is below 1e18 bytes.
 // An unknown vocabulary is taken as 256,000 (the largest in common use), so
 // the estimate errs large and the text says so. Never throws.
 

@@ -226,8 +226,11 @@ void check_rendezvous(Concern& c, const Job& job) {
   // The rendezvous store carries little traffic; the management plane suits
   // it (it is where launchers reach nodes). A business plane does not.
   if (p->type == np::PlaneType::kBusiness) {
-    c.add(reports::make_finding("MIG-NET-PINNED", Status::kFail, "MASTER_ADDR",
-                                {{"var", "MASTER_ADDR"},
+    // The setting that pins it: MASTER_ADDR, or torchrun's option.
+    std::string var = addr->label;
+    while (!var.empty() && (var.back() == '=' || var.back() == ' ')) var.pop_back();
+    c.add(reports::make_finding("MIG-NET-PINNED", Status::kFail, var,
+                                {{"var", var},
                                  {"value", addr->value},
                                  {"where", addr->where},
                                  {"class", "rendezvous"},

@@ -202,6 +202,14 @@ void check_directives(Concern& c, const Job& job) {
           false, d.where());
 }
 
+// A product of layout sizes (up to 27 digits) in decimal.
+std::string int_text(__int128 v) {
+  if (v == 0) return "0";
+  std::string s;
+  for (; v > 0; v /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+  return s;
+}
+
 // The profile's hosts: its nodes, else the nodes its domains name.
 long long profile_hosts(const Job& job) {
   return !job.profile.nodes.empty() ? static_cast<long long>(job.profile.nodes.size())
@@ -260,7 +268,8 @@ Concern check_scheduling(const Job& job) {
   const long long world = *nodes * *per_node;
   const long long tp = job.count("tp").value_or(1), pp = job.count("pp").value_or(1),
                   cp = job.count("cp").value_or(1), ep = job.count("ep").value_or(1);
-  const long long mp = tp * pp * cp;
+  // Each factor may be up to 9 digits: products in 128 bits.
+  const __int128 mp = static_cast<__int128>(tp) * pp * cp;
   // --expert-tensor-parallel-size: Megatron-Core's expert grid replaces the
   // stack's "ep divides dp" (which is the same rule when etp = tp).
   const std::optional<long long> etp = job.count("etp");
@@ -274,17 +283,17 @@ Concern check_scheduling(const Job& job) {
   std::optional<fw::Layout> l;
   if (world > (1 << 24))
     detail = "the world size " + std::to_string(world) + " is not a plausible job size";
-  else if (world % mp != 0)
-    detail = "tp x pp x cp = " + std::to_string(mp) + " does not divide the world size " +
+  else if (mp > world || world % static_cast<long long>(mp) != 0)
+    detail = "tp x pp x cp = " + int_text(mp) + " does not divide the world size " +
              std::to_string(world) + " (" + std::to_string(*nodes) + " node(s) x " +
              std::to_string(*per_node) + ")";
-  else if (etp && world % (*etp * ep * pp) != 0)
+  else if (etp && (static_cast<__int128>(*etp) * ep * pp > world || world % (*etp * ep * pp) != 0))
     // Megatron-Core (parallel_state.py) with a separate expert-tensor size:
     // the expert grid etp x ep x pp must divide the world; dp need not be a
     // multiple of ep.
     detail = "expert-tensor x expert x pipeline = " + std::to_string(*etp) + " x " +
              std::to_string(ep) + " x " + std::to_string(pp) + " = " +
-             std::to_string(*etp * ep * pp) + " does not divide the world size " +
+             int_text(static_cast<__int128>(*etp) * ep * pp) + " does not divide the world size " +
              std::to_string(world) + " (Megatron-Core's expert grid)";
   else
     try {
@@ -294,7 +303,7 @@ Concern check_scheduling(const Job& job) {
                            static_cast<int>(etp ? 1 : ep)};
       candidate.fits(static_cast<int>(world));
       l = candidate;
-      layout += ", dp " + std::to_string(world / mp);
+      layout += ", dp " + std::to_string(world / static_cast<long long>(mp));
     } catch (const fw::LayoutError& e) {
       detail = e.what();
     }

@@ -8,6 +8,7 @@
 
 #include "compat/input_error.h"
 #include "compat/translate/nccl_conf_input.h"
+#include "compat/translate/shell_budget.h"
 #include "compat/translate/shell_input.h"
 #include "compat/translate/shell_lexer.h"
 
@@ -91,6 +92,9 @@ EnvInput read_dockerfile_text(const std::string& text, const std::string& file) 
   std::map<std::string, ShellVar> vars;  // ENV and ARG values for expansion
   std::set<int> run_lines;
   std::set<std::pair<std::string, int>> build_args;  // ARG NAME at its line
+  // One budget for the whole file (shell_budget.h): expansion of earlier ENV
+  // and ARG values across instructions cannot multiply past its limits.
+  ShellBudget budget(file);
   auto lookup = [&vars](std::string_view n) -> std::optional<ShellVar> {
     auto it = vars.find(std::string(n));
     if (it == vars.end()) return std::nullopt;
@@ -132,7 +136,8 @@ EnvInput read_dockerfile_text(const std::string& text, const std::string& file) 
       EnvEntry e;
       e.name = first.substr(0, sp);
       e.raw = trim(first.substr(sp + 1));
-      ShellLexer lex(e.raw, file, lookup);
+      ShellLexer lex(e.raw, file, lookup, &budget);
+      budget.assignment(ins.parts.front().first);
       std::string value;
       bool dynamic = false;
       for (ShellToken t = lex.next(); t.kind != ShellToken::kEnd; t = lex.next())
@@ -150,7 +155,7 @@ EnvInput read_dockerfile_text(const std::string& text, const std::string& file) 
       continue;
     }
     for (const auto& [line_no, part] : ins.parts) {
-      ShellLexer lex(part, file, lookup);
+      ShellLexer lex(part, file, lookup, &budget);
       for (ShellToken t = lex.next(); t.kind != ShellToken::kEnd; t = lex.next()) {
         if (t.kind != ShellToken::kWord) continue;
         if (!env)
@@ -160,6 +165,7 @@ EnvInput read_dockerfile_text(const std::string& text, const std::string& file) 
           continue;
         }
         if (!t.assign_name) continue;
+        budget.assignment(line_no + t.line - 1);
         vars[*t.assign_name] = ShellVar{t.assign_value, t.assign_dynamic};
         if (!env) continue;
         EnvEntry e;
@@ -186,7 +192,8 @@ EnvInput read_dockerfile_text(const std::string& text, const std::string& file) 
   // RUN steps: what they write into NCCL's configuration file is in the
   // image, below any ENV of the same name (NCCL never overwrites the
   // environment), so it comes first.
-  for (auto& e : nccl_conf_writes(text, file, {})) {
+  std::vector<InputNote> long_lines;
+  for (auto& e : nccl_conf_writes(text, file, {}, &long_lines)) {
     covered.insert({e.name, e.line});
     in.entries.push_back(std::move(e));
   }
@@ -206,6 +213,10 @@ EnvInput read_dockerfile_text(const std::string& text, const std::string& file) 
                           ", which the image does not build on: not in the "
                           "running container"});
     }
+  }
+  for (auto& n : long_lines) {
+    covered.insert({n.name, n.line});
+    in.notes.push_back(std::move(n));
   }
   // The net: every other line that plainly sets a library variable.
   const std::vector<std::string> lines = text_lines(text);

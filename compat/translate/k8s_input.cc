@@ -251,7 +251,10 @@ class Walker {
   // `shadowed`: names a map that merges this one (<<) sets itself; YAML
   // gives those the merging map's value, so the merged one never applies.
   void env_map(const YAML::Node& m, const std::string& context, const std::string& prefix = "",
-               const std::set<std::string>& shadowed = {}) {
+               const std::set<std::string>& shadowed = {}, int depth = 0) {
+    // Merge keys nest through aliases; a deeper chain than any real file
+    // has (or an alias of an enclosing map) is bad input, not a recursion.
+    if (depth > 32) throw_at(m, file_, context, "merge keys (<<) nested more than 32 deep");
     std::set<std::string> own = shadowed;
     for (auto it = m.begin(); it != m.end(); ++it)
       if (it->first.IsScalar() && it->first.Scalar() != "<<") own.insert(it->first.Scalar());
@@ -262,10 +265,10 @@ class Walker {
       // as an ordinary key).
       if (it->first.Scalar() == "<<") {
         const YAML::Node merged = it->second;
-        if (merged.IsMap()) env_map(merged, context, prefix, own);
+        if (merged.IsMap()) env_map(merged, context, prefix, own, depth + 1);
         if (merged.IsSequence())
           for (const auto& one : merged)
-            if (one.IsMap()) env_map(one, context, prefix, own);
+            if (one.IsMap()) env_map(one, context, prefix, own, depth + 1);
         continue;
       }
       if (shadowed.count(it->first.Scalar())) {

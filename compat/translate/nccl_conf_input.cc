@@ -10,7 +10,8 @@ namespace hn::compat::translate {
 
 namespace {
 
-constexpr std::size_t kNcclMaxField = 1023;  // param.cc: char envVar[1024], envValue[1024]
+constexpr std::size_t kNcclMaxField = 1023;    // param.cc: char envVar[1024], envValue[1024]
+constexpr std::size_t kNcclLineBuffer = 4096;  // param.cc reads lines through a 4096-byte buffer
 
 bool valid_name(const std::string& n) {
   if (n.empty() || !(std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) return false;
@@ -112,7 +113,7 @@ EnvInput read_nccl_conf_text(const std::string& text, const std::string& file) {
 
 std::vector<EnvEntry> nccl_conf_writes(
     const std::string& text, const std::string& file,
-    const std::vector<std::pair<int, std::string>>& heredoc_lines) {
+    const std::vector<std::pair<int, std::string>>& heredoc_lines, std::vector<InputNote>* notes) {
   // echo/printf ... >> FILE, echo/printf ... | [sudo] tee [-a] FILE
   static const std::regex kWrite(
       R"((?:^|[;&|(\s])(echo|printf)((?:\s+-[neE]+)*)\s+(.*?)\s*(?:>>?\s*|\|\s*(?:sudo\s+)?tee\s+(?:-a\s+|--append\s+)?)(\S+))");
@@ -129,6 +130,16 @@ std::vector<EnvEntry> nccl_conf_writes(
     const std::string& l = lines[i];
     if (l.find("nccl.conf") == std::string::npos && l.find("NCCL_CONF_FILE") == std::string::npos)
       continue;
+    // std::regex recurses per character: a line longer than NCCL's own line
+    // buffer is left to the readers' net, which notes what it carries.
+    if (l.size() > kNcclLineBuffer) {
+      if (notes)
+        for (const auto& [at, name] : comm_mentions(l, false, line_no))
+          notes->push_back(InputNote{InputNote::kUnread, name, file, at, l.substr(0, 80) + "...",
+                                     "a line longer than NCCL's 4096-byte line buffer writing "
+                                     "its configuration file: not read"});
+      continue;
+    }
     if (std::size_t a = l.find_first_not_of(" \t"); a != std::string::npos && l[a] == '#')
       continue;  // a comment, in a script or a Dockerfile
     for (auto it = std::sregex_iterator(l.begin(), l.end(), kWrite); it != std::sregex_iterator();

@@ -35,8 +35,11 @@ EnvInput read_nccl_conf_text(const std::string& text, const std::string& file);
 
 // heredoc_lines: the (line, text) of every here-document body line of the
 // script, as the shell lexer skipped them.
+// A line longer than NCCL's 4096-byte line buffer is not scanned; each
+// library setting it mentions becomes an unread note in `notes`.
 std::vector<EnvEntry> nccl_conf_writes(
     const std::string& text, const std::string& file,
-    const std::vector<std::pair<int, std::string>>& heredoc_lines);
+    const std::vector<std::pair<int, std::string>>& heredoc_lines,
+    std::vector<InputNote>* notes = nullptr);
 
 }  // namespace hn::compat::translate

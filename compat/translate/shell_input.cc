@@ -169,7 +169,7 @@ EnvInput read_shell_text(const std::string& text, const std::string& file, Shell
     // echo NCCL_X=v >> /etc/nccl.conf: in effect for every later NCCL init,
     // unless the environment sets the name (NCCL never overwrites it), so
     // these come first and any other setting of the name wins over them.
-    std::vector<EnvEntry> conf = nccl_conf_writes(text, file, walker.heredoc_lines());
+    std::vector<EnvEntry> conf = nccl_conf_writes(text, file, walker.heredoc_lines(), &in.notes);
     in.entries.insert(in.entries.begin(), conf.begin(), conf.end());
     safety_net(text, file, walker.heredoc_lines(), walker.record(), in);
     in.flags = framework_flags(text, file);

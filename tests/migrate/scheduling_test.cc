@@ -186,3 +186,14 @@ TEST_CASE("scheduling: a check that could not run makes the concern not fully ch
   CHECK(c.verdict() == Verdict::kNotChecked);
   CHECK(c.unchecked() == "tp groups");
 }
+
+TEST_CASE("scheduling: layout sizes whose product overflows 64 bits fail as not dividing") {
+  hn::test::JobFixture fx;
+  fx.edit("--tensor-model-parallel-size 8", "--tensor-model-parallel-size 999999999");
+  fx.edit("--pipeline-model-parallel-size 4",
+          "--pipeline-model-parallel-size 999999999 --context-parallel-size 999999999");
+  Concern c = check_scheduling(fx.resolve());
+  const auto& f = hn::test::finding(c, "MIG-SCHED-WORLD");
+  CHECK(f.status == Status::kFail);
+  CHECK_THAT(f.message, Catch::Contains("= 999999997000000002999999999 does not divide"));
+}

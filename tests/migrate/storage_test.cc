@@ -204,3 +204,13 @@ TEST_CASE("storage: the checkpoint's size is estimated from the model's shape") 
   hn::test::JobFixture stated;
   CHECK(*stated.resolve().checkpoint_bytes == 180ull << 30);
 }
+
+TEST_CASE("storage: a model shape past any real model gives no estimate, not an overflow") {
+  hn::test::JobFixture fx;
+  fx.tables = "[storage]\n";
+  fx.edit("--num-layers 40", "--num-layers 999999999999");
+  fx.edit("--hidden-size 5120", "--hidden-size 999999999999");
+  Job job = fx.resolve();
+  CHECK_FALSE(job.checkpoint_bytes);
+  CHECK(hn::test::finding(check_storage(job), "MIG-STOR-CKPT-SPACE").status == Status::kSkip);
+}

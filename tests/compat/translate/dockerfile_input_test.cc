@@ -81,3 +81,16 @@ TEST_CASE("dockerfile: detected by name and content, and a bad quote names its l
   CHECK_THROWS_AS(read_dockerfile_text("FROM x\nENV NCCL_DEBUG=\"INFO\n", "Dockerfile"),
                   hn::compat::InputError);
 }
+
+TEST_CASE("dockerfile: expansion across instructions shares one budget") {
+  // Each ENV doubles A; with a budget per instruction the values (and the
+  // memory holding them) would double without end. One budget for the file
+  // stops it at the word limit, naming the line: exit 2, not an allocation.
+  std::string text = "FROM x\nENV A=" + std::string(1024, 'a') + "\n";
+  for (int i = 0; i < 40; ++i) text += "ENV A=$A$A\n";
+  CHECK_THROWS_WITH(read_dockerfile_text(text, "Dockerfile"), Catch::Contains("Dockerfile:"));
+  // Many copies of a large value: the file's expansion budget, not one per line.
+  std::string copies = "FROM x\nENV A=" + std::string(100 << 10, 'a') + "\n";
+  for (int i = 0; i < 200; ++i) copies += "ENV B" + std::to_string(i) + "=$A\n";
+  CHECK_THROWS_AS(read_dockerfile_text(copies, "Dockerfile"), hn::compat::InputError);
+}

@@ -236,3 +236,19 @@ data:
   // The merged eth0 is shadowed by the map's own ib0: neither a setting nor unread.
   for (const auto& n : in.notes) CHECK(n.kind != InputNote::kUnread);
 }
+
+TEST_CASE("k8s: merge keys nested past any real file are an error, not a deep recursion") {
+  std::string text = "m0: &m0 {NCCL_DEBUG: INFO}\n";
+  for (int i = 1; i <= 40; ++i)
+    text += "m" + std::to_string(i) + ": &m" + std::to_string(i) + " {<<: *m" +
+            std::to_string(i - 1) + "}\n";
+  text += "env_common: {<<: *m40}\n";
+  CHECK_THROWS_WITH(read_manifest_text(text, "job.yaml"), Catch::Contains("nested more than 32"));
+  // 30 levels are read.
+  std::string ok = "m0: &m0 {NCCL_DEBUG: INFO}\n";
+  for (int i = 1; i <= 30; ++i)
+    ok += "m" + std::to_string(i) + ": &m" + std::to_string(i) + " {<<: *m" +
+          std::to_string(i - 1) + "}\n";
+  ok += "env_common: {<<: *m30}\n";
+  CHECK(read_manifest_text(ok, "job.yaml").entries.size() == 1);
+}

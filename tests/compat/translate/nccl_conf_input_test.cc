@@ -81,3 +81,17 @@ TEST_CASE("nccl conf: echo, printf, tee and here-documents that write one") {
   CHECK(debug == 10);  // the last NCCL_DEBUG in the list is the export
   for (const auto& n : in.notes) CHECK(n.name != "NCCL_G");
 }
+
+TEST_CASE("nccl conf: a line longer than NCCL's line buffer is not scanned by regex") {
+  // std::regex recurses per character; a 1 MiB echo into nccl.conf would
+  // exhaust the stack. Past 4096 bytes the line is left to the net.
+  const std::string line = "echo \"NCCL_X=" + std::string(1 << 20, 'v') + "\" >> /etc/nccl.conf\n";
+  CHECK(nccl_conf_writes(line, "job.sh", {}).empty());
+  // Through the script reader (which refuses a 1 MiB word outright), an 8 KiB
+  // one is noted at its line.
+  const std::string mid = "echo \"NCCL_X=" + std::string(8 << 10, 'v') + "\" >> /etc/nccl.conf\n";
+  EnvInput in = parse_env_input_full(mid, "job.sh", InputFormat::kScript);
+  bool noted = false;
+  for (const auto& n : in.notes) noted = noted || n.name == "NCCL_X";
+  CHECK(noted);  // reported, not silently dropped
+}
