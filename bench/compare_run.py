@@ -8,10 +8,18 @@ by luck:
      coll_tuned_allreduce_algorithm, CMA on/off, glibc malloc tunables on/off;
      Gloo: each algorithm, async or busy-polled pairs, malloc tunables on/off)
      per configuration;
-  2. measure: REPEATS interleaved rounds of ours, the memory-bandwidth bound
+  2. measure: REPEATS interleaved rounds of ours, the minimal-traffic bound
      (shm) or iperf3 (tcp), each peer's default settings and its finalists
      (the settings that were best at some size in phase 1). The best per size
      is then the finalist with the highest median in phase 2, on fresh runs.
+Every tool runs as training uses it: fresh inputs around every call (each
+rank writes its whole input before the call and checks its whole output
+after it, outside the timed region; `bench --fresh-inputs`, the peers'
+`fresh` argument, membw_bound --fresh). Ours runs with private heap buffers
+(a framework's tensors: the table's lead row) and with shm windows (the
+zero-copy option, like NCCL's registered user buffers: its own row).
+hog2 is shm2 with one busy loop pinned to each CPU for the whole round:
+ours and Open MPI (defaults and shm2's finalists) beside the same hogs.
 Every run has a timeout; a failed run is recorded and reported, never fatal.
 Writes one JSON line per measured row to OUT/results.jsonl.
 """
@@ -147,17 +155,17 @@ class Runner:
         return n
 
     # --- the tools ---------------------------------------------------------
-    def ours(self, cfg, phase, rep, buffers="window"):
-        """buffers: window (the bench's default: on shm the allreduce reads the
-        peers' buffers in place) or private (heap buffers, copied through the
-        rings, as a framework's tensors are)."""
+    def ours(self, cfg, phase, rep, buffers="private"):
+        """buffers: private (heap buffers, copied through the rings, as a
+        framework's tensors are: the lead row, settings "") or window (shm
+        windows: on shm the allreduce reads the peers' buffers in place)."""
         lines = []
         for (lo, hi, f, iters, warm) in GROUPS:
             json_path = os.path.join(self.a.out, f"ours-{cfg}.json")
             args = ["bench", "--op", "allreduce", "-b", str(lo), "-e", str(hi), "-f", str(f),
                     "--iters", str(iters), "--warmup", str(warm), "--json", json_path,
-                    "--buffers", buffers]
-            if cfg in ("shm2", "shm4"):
+                    "--buffers", buffers, "--fresh-inputs"]
+            if cfg in ("shm2", "shm4", "hog2"):
                 ok = self.run([BIN] + args + ["--local-ranks", cfg[-1], "--transport", "shm"])
             else:
                 ok = self.tcp_pair(
@@ -169,30 +177,23 @@ class Runner:
                 continue
             for r in json.load(open(json_path))["rows"]:
                 lines.append(f'{r["size"]} {r["time_us"]} {r["busbw_gbps"]} {r["wrong"]}')
-        self.rows("\n".join(lines), phase, cfg, "ours", "" if buffers == "window" else buffers, rep)
+        self.rows("\n".join(lines), phase, cfg, "ours", "" if buffers == "private" else buffers, rep)
 
     def bound(self, cfg, phase, rep):
-        """membw_bound prints size, time, busbw, #wrong (the faster scheme),
-        then pull and push busbw. The issue's bound is the pull probe (read
-        and add the own block, copy the others); the push probe (write each
-        reduced piece into every output) is recorded beside it."""
-        pull, push = [], []
-        n = int(cfg[-1])
+        """membw_bound --fresh prints size, time, busbw, #wrong (the fastest of
+        its minimal-traffic kernels), then each kernel's busbw."""
+        rows = []
         for (lo, hi, f, iters, warm) in BOUND_PLAN:
             out = self.run([BOUND, "--ranks", cfg[-1], "-b", str(lo), "-e", str(hi), "-f", str(f),
-                            "--iters", str(iters), "--warmup", str(warm)])
+                            "--iters", str(iters), "--warmup", str(warm), "--fresh"])
             for line in (out or "").splitlines():
                 if line.startswith("#") or "size" in line:
                     continue
-                f6 = line.split()
-                if len(f6) != 6:
+                f7 = line.split()
+                if len(f7) != 7:
                     continue
-                size, wrong = int(f6[0]), f6[3]
-                for dst, bw in ((pull, float(f6[4])), (push, float(f6[5]))):
-                    t = size * 2.0 * (n - 1) / n / (bw * 1e3) if bw > 0 else 0.0
-                    dst.append(f"{size} {t} {bw} {wrong}")
-        self.rows("\n".join(pull), phase, cfg, "bound", "", rep)
-        self.rows("\n".join(push), phase, cfg, "bound-push", "", rep)
+                rows.append(" ".join(f7[:4]))
+        self.rows("\n".join(rows), phase, cfg, "bound", "", rep)
 
     def tcp_pair(self, argv_for_rank):
         """Rank 1 in namespace B, rank 0 in namespace A; rank 0's stdout."""
@@ -219,13 +220,13 @@ class Runner:
             env["GLIBC_TUNABLES"] = MALLOC_TUNED
             mca += ["-x", "GLIBC_TUNABLES"]
         drv = os.path.join(PEERS, "mpi_allreduce")
-        if cfg in ("shm2", "shm4"):
+        if cfg in ("shm2", "shm4", "hog2"):
             mca += ["--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism",
                     s["cma"]]
             # Placed like ours: rank r on CPU r mod k (mpirun binds to core by
             # itself only when the ranks fit).
             cmd = ["mpirun", "-np", cfg[-1], "--map-by", "core", "--bind-to",
-                   "core:overload-allowed"] + mca + [drv, PLAN]
+                   "core:overload-allowed"] + mca + [drv, PLAN, "fresh"]
         else:
             # mpirun runs in namespace A; its PMIx server must listen on the
             # veth (not loopback) so the rank in namespace B can reach it.
@@ -233,8 +234,8 @@ class Runner:
                         "PMIX_MCA_ptl_tcp_remote_connections": "1"})
             cmd = (["ip", "netns", "exec", self.a.ns_a, "mpirun", "--mca", "btl", "self,tcp",
                     "--mca", "btl_tcp_if_include", "10.77.0.0/24", "--mca", "oob_tcp_if_include",
-                    "hnva"] + mca + ["-np", "1", drv, PLAN, ":", "-np", "1", "ip", "netns", "exec",
-                                     self.a.ns_b, drv, PLAN])
+                    "hnva"] + mca + ["-np", "1", drv, PLAN, "fresh", ":", "-np", "1", "ip", "netns",
+                                     "exec", self.a.ns_b, drv, PLAN, "fresh"])
         self.rows(self.run(cmd, env), phase, cfg, "mpi", label("mpi", s), rep)
 
     def gloo(self, cfg, s, phase, rep):
@@ -250,11 +251,11 @@ class Runner:
                     # Pinned like ours: rank r on CPU r mod k.
                     pin = ["taskset", "-c", str(self.cpus[r % len(self.cpus)])]
                     e = dict(os.environ, GLOO_RANK=str(r), GLOO_SIZE=str(n), **env)
-                    procs.append(subprocess.Popen(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"]],
+                    procs.append(subprocess.Popen(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"], "fresh"],
                                                   env=e, stdout=subprocess.DEVNULL,
                                                   stderr=subprocess.DEVNULL))
                 pin = ["taskset", "-c", str(self.cpus[0])]
-                out = self.run(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"]],
+                out = self.run(pin + [drv, plan, store, "127.0.0.1", s["algo"], s["mode"], "fresh"],
                                dict(env, GLOO_RANK="0", GLOO_SIZE=str(n)))
                 for p in procs:
                     try:
@@ -267,7 +268,7 @@ class Runner:
                     lambda r: ["env", f"GLOO_RANK={r}", "GLOO_SIZE=2"] +
                               [f"{k}={v}" for k, v in env.items()] +
                               ["taskset", "-c", str(self.cpus[r % len(self.cpus)]), drv, plan,
-                               store, f"10.77.0.{r + 1}", s["algo"], s["mode"]])
+                               store, f"10.77.0.{r + 1}", s["algo"], s["mode"], "fresh"])
         finally:
             shutil.rmtree(store, ignore_errors=True)
         self.rows(out, phase, cfg, "gloo", label("gloo", s), rep)
@@ -327,6 +328,25 @@ class Runner:
                 self.record(phase="measure", cfg="tcp2", tool=tool, settings=settings, rep=rep,
                             size=0, time_us=0, busbw=gbps, wrong=0)
 
+class Hogs:
+    """One busy loop pinned to each CPU (nice 0, like any other job's work),
+    for the duration of a with-block."""
+
+    def __init__(self, cpus):
+        self.cpus = cpus
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen(["taskset", "-c", str(c), sys.executable, "-c",
+                                        "while True: pass"]) for c in self.cpus]
+        time.sleep(0.5)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
 def screen_best(path, cfg, tool):
     """Per size, the setting with the highest busbw (lowest time at 8 B) in the screen."""
     best = {}
@@ -346,7 +366,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--ns-a", required=True)
     ap.add_argument("--ns-b", required=True)
-    ap.add_argument("--configs", default="shm2,shm4,tcp2")
+    ap.add_argument("--configs", default="shm2,shm4,tcp2,hog2")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     results = os.path.join(a.out, "results.jsonl")
@@ -362,19 +382,24 @@ def main():
               file=sys.stderr)
 
     mark("start")
-    mpi = {c: mpi_settings(c) for c in cfgs}
-    gloo = {c: gloo_settings(c) for c in cfgs}
+    # hog2 reuses shm2's finalists (it is not screened: the hogs would
+    # decide the screen), so shm2 is measured with it.
+    if "hog2" in cfgs and "shm2" not in cfgs:
+        cfgs.insert(cfgs.index("hog2"), "shm2")
+    screened = [c for c in cfgs if c != "hog2"]
+    mpi = {c: mpi_settings(c) for c in screened}
+    gloo = {c: gloo_settings(c) for c in screened}
     if os.environ.get("COMPARE_QUICK"):
         mpi = {c: v[:3] for c, v in mpi.items()}
         gloo = {c: v[:3] for c, v in gloo.items()}
-    for cfg in cfgs:
+    for cfg in screened:
         for s in mpi[cfg]:
             r.mpi(cfg, s, "screen", 0)
         for s in gloo[cfg]:
             r.gloo(cfg, s, "screen", 0)
         mark(f"screen {cfg}")
     finalists = {}
-    for cfg in cfgs:
+    for cfg in screened:
         for tool, settings in (("mpi", mpi[cfg]), ("gloo", gloo[cfg])):
             best = screen_best(results, cfg, tool)
             finalists[(cfg, tool)] = [s for i, s in enumerate(settings)
@@ -383,9 +408,16 @@ def main():
                   "; ".join(label(tool, s) for s in finalists[(cfg, tool)]), file=sys.stderr)
     for rep in range(1, a.repeats + 1):
         for cfg in cfgs:
+            if cfg == "hog2":
+                with Hogs(r.cpus):
+                    r.ours(cfg, "measure", rep)
+                    r.ours(cfg, "measure", rep, "window")
+                    for s in finalists[("shm2", "mpi")]:
+                        r.mpi(cfg, s, "measure", rep)
+                continue
             r.ours(cfg, "measure", rep)
             if cfg != "tcp2":  # over TCP windows are plain memory: the same path
-                r.ours(cfg, "measure", rep, "private")
+                r.ours(cfg, "measure", rep, "window")
             if cfg != "tcp2":
                 r.bound(cfg, "measure", rep)
             for s in finalists[(cfg, "mpi")]:

@@ -7,6 +7,8 @@
 #   faster than at -O2 (bench.cc 7.7 -> 5.1 s, toml_input.cc 8.4 -> 6.0 s),
 #   and what it runs is I/O-bound. The modules that move and compute data
 #   (stack/, drivers/, bench/) stay at -O2.
+#   COLD modules also build in unity batches of 8 (HN_MODULE_UNITY): their
+#   files include the same heavy parser headers, parsed once per batch.
 function(hn_module target)
   cmake_parse_arguments(ARG "COLD" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(${target} STATIC ${ARG_SOURCES})
@@ -14,6 +16,9 @@ function(hn_module target)
   target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE hn_warnings hn_sanitize ${ARG_PRIVATE_DEPS})
   if(ARG_COLD)
     target_link_libraries(${target} PRIVATE hn_cold_flags)
+    if(HN_MODULE_UNITY)
+      set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    endif()
   endif()
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

@@ -6,6 +6,7 @@ option(HN_ASAN "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(HN_TSAN "Build with ThreadSanitizer" OFF)
 option(HN_FUZZ "Build the libFuzzer targets (needs clang++)" OFF)
 option(HN_TEST_PCH "Precompile Catch2, nlohmann-json and the common std headers once for every test (g++ only)" ON)
+option(HN_MODULE_UNITY "Compile each COLD module's files in batches of 8 (unity build)" ON)
 option(HN_TEST_UNITY "Compile each test program's files in batches of 8 (unity build)" ON)
 
 if(HN_ASAN AND HN_TSAN)

@@ -13,7 +13,7 @@ namespace hn::compat {
 
 namespace {
 
-std::string size_text(std::size_t n) {
+std::string inflate_size_text(std::size_t n) {
   if (n < (std::size_t{1} << 20)) return std::to_string(n) + " bytes";
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1 << 20));
@@ -63,7 +63,7 @@ std::string gunzip(std::string_view bytes, const std::string& path, const GzipLi
   if (!is_gzip(bytes))
     throw InputError(path, 0, 0, "", "not a gzip file (expected the gzip magic bytes 1f 8b)");
   if (bytes.size() > std::numeric_limits<uInt>::max())
-    throw InputError(path, 0, 0, "", "gzip file too large (" + size_text(bytes.size()) + ")");
+    throw InputError(path, 0, 0, "", "gzip file too large (" + inflate_size_text(bytes.size()) + ")");
   const std::size_t limit = output_limit(bytes.size(), limits);
   std::string out;
   out.reserve(std::min(limit, stated_size(bytes)));
@@ -83,13 +83,13 @@ std::string gunzip(std::string_view bytes, const std::string& path, const GzipLi
     if (got > limit - out.size()) {
       if (limit == limits.max_bytes)
         throw InputError(path, 0, 0, "",
-                         "inflates to more than " + size_text(limit) +
+                         "inflates to more than " + inflate_size_text(limit) +
                              ", the size limit for models and traces, compressed or not");
       throw InputError(path, 0, 0, "",
-                       "inflates to more than " + size_text(limit) + " from " +
-                           size_text(bytes.size()) + " (expected at most " +
+                       "inflates to more than " + inflate_size_text(limit) + " from " +
+                           inflate_size_text(bytes.size()) + " (expected at most " +
                            std::to_string(limits.max_ratio) + " times the compressed size past " +
-                           size_text(limits.free_bytes) +
+                           inflate_size_text(limits.free_bytes) +
                            "; profiler traces inflate 10 to 30 times): a decompression bomb?");
     }
     out.append(buf, got);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "compat/input_error.h"
+#include "compat/text_file.h"
 
 namespace hn::compat {
 
@@ -289,11 +290,6 @@ void guard_yaml(Cursor& c) {
   }
 }
 
-std::string size_text(std::size_t bytes) {
-  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
-    return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes) + " bytes";
-}
 
 }  // namespace
 
@@ -302,7 +298,7 @@ void guard_structured_text(std::string_view text, const std::string& source, Syn
   if (text.size() > max_bytes)
     throw InputError(source, 0, 0, "",
                      "file too large (" + std::to_string(text.size()) + " bytes; the limit is " +
-                         size_text(max_bytes) + ")");
+                         limit_text(max_bytes) + ")");
   reject_nul_bytes(text, source);
   Cursor c(text, source);
   switch (syntax) {

@@ -11,17 +11,18 @@
 
 namespace hn::compat {
 
+std::string limit_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
+    return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw InputError(path, 0, 0, "", what);
 }
 
-std::string size_text(std::size_t bytes) {
-  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
-    return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes) + " bytes";
-}
 
 // Why st is not something we read, or "" when it is a regular file.
 std::string not_regular_reason(const struct stat& st) {
@@ -94,7 +95,7 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
   Fd fd = open_regular(path, st);
   if (static_cast<unsigned long long>(st.st_size) > max_bytes)
     fail(path, "file too large (" + std::to_string(st.st_size) + " bytes; the limit is " +
-                   size_text(max_bytes) + ")");
+                   limit_text(max_bytes) + ")");
 
   std::string out;
   out.resize(static_cast<std::size_t>(st.st_size));
@@ -113,7 +114,7 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
     if (n == 0) break;
     if (dst == chunk) {
       if (have + static_cast<std::size_t>(n) > max_bytes)
-        fail(path, "file too large (more than " + size_text(max_bytes) + ")");
+        fail(path, "file too large (more than " + limit_text(max_bytes) + ")");
       out.append(chunk, static_cast<std::size_t>(n));
     }
     have += static_cast<std::size_t>(n);

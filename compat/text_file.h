@@ -32,6 +32,9 @@ inline constexpr std::size_t kMaxModelBytes = std::size_t{2047} << 20;  // 2047 
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
+// A limit as error messages name it: "4 MiB" when whole MiB, else "N bytes".
+std::string limit_text(std::size_t bytes);
+
 // The first n bytes of path (fewer when it is shorter), with the same guards:
 // for choosing a reader, and so a limit, before the whole file is read.
 std::string read_file_head(const std::string& path, std::size_t n);

@@ -23,10 +23,6 @@ reports::Better better_of(compat::TomlTable& t) {
   }
 }
 
-bool glob(const std::string& pattern, const std::string& text) {
-  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
-}
-
 }  // namespace
 
 const BenchFigureRow* FigureTable::bench_row(const std::string& field) const {

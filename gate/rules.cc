@@ -10,10 +10,6 @@ namespace hn::gate {
 
 namespace {
 
-bool glob(const std::string& pattern, const std::string& text) {
-  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
-}
-
 // What a missing item costs: "fail" or "warn"; nullopt when the key is absent.
 std::optional<reports::Status> missing_of(compat::TomlTable& t, const char* key) {
   if (!t.get(key)) return std::nullopt;

@@ -36,6 +36,11 @@ Concern check_network(const Job& job, const CommTranslation& t);
 Concern check_scheduling(const Job& job);
 Concern check_observability(const Job& job, const CommTranslation& t);
 
+// The profile's cluster name, or "the target" when it has none.
+inline std::string cluster_name(const Job& job) {
+  return job.profile.cluster.empty() ? "the target" : job.profile.cluster;
+}
+
 // Shared by storage and observability: one finding for one path of the job.
 void check_path(Concern& c, const Job& job, const JobPath& p);
 

@@ -13,10 +13,6 @@ using reports::Status;
 
 namespace {
 
-std::string cluster_name(const Job& job) {
-  return job.profile.cluster.empty() ? "the target" : job.profile.cluster;
-}
-
 // CANN's log level (ASCEND_GLOBAL_LOG_LEVEL) and destination
 // (ASCEND_SLOG_PRINT_TO_STDOUT) as docs/comm-sources.md A5 documents them.
 void check_comm_logs(Concern& c, const std::map<std::string, std::string>& env,

@@ -16,10 +16,6 @@ using reports::Status;
 
 namespace {
 
-std::string cluster_name(const Job& job) {
-  return job.profile.cluster.empty() ? "the target" : job.profile.cluster;
-}
-
 std::string from_text(const Job& job, const char* key) {
   auto it = job.layout.find(key);
   return it == job.layout.end() ? "" : it->second.origin + " " + it->second.where;

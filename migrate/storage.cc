@@ -39,10 +39,6 @@ std::string suggestion(const Job& job, const JobPath& p) {
   return job.profile.storage.mounts.front().path + "/" + job.name + "/" + role;
 }
 
-std::string cluster_name(const Job& job) {
-  return job.profile.cluster.empty() ? "the target" : job.profile.cluster;
-}
-
 }  // namespace
 
 void check_path(Concern& c, const Job& job, const JobPath& p) {

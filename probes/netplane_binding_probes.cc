@@ -21,11 +21,6 @@ std::string or_none(const std::string& s) {
   return s.empty() ? "none" : s;
 }
 
-bool same_ip(const std::string& a, const std::string& b) {
-  auto x = netplane::try_parse_ip(a), y = netplane::try_parse_ip(b);
-  return x && y && *x == *y;
-}
-
 std::string subnet_list(const netplane::Plane& p) {
   std::vector<std::string> v;
   for (const auto& s : p.subnets) v.push_back(s.str());

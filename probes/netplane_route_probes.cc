@@ -50,11 +50,6 @@ reports::Params route_params(const PlaneView& pv, const netplane::RouteLookup& l
           {"expected_source", pv.address.empty() ? "any" : pv.address}};
 }
 
-bool same_ip(const std::string& a, const std::string& b) {
-  auto x = netplane::try_parse_ip(a), y = netplane::try_parse_ip(b);
-  return x && y && *x == *y;
-}
-
 // The source is the plane's: its address, or for a target of the other
 // family an address in the plane subnets. Without any address (a plane with
 // neither subnet nor declared address, whose NIC has none) anything goes.

@@ -18,6 +18,11 @@ bool global_scope(const netplane::InterfaceAddress& a) {
 
 }  // namespace
 
+bool same_ip(const std::string& a, const std::string& b) {
+  auto x = stack::netplane::try_parse_ip(a), y = stack::netplane::try_parse_ip(b);
+  return x && y && *x == *y;
+}
+
 std::string join_list(const std::vector<std::string>& items) {
   return compat::join(items, ", ", "none");
 }

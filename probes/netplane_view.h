@@ -64,6 +64,9 @@ struct NetReadings {
 // they throw: the runner turns that into an ERROR finding).
 NetReadings read_net(const NodeContext& ctx);
 
+// Whether a and b are the same IP address (false when either is none).
+bool same_ip(const std::string& a, const std::string& b);
+
 // "a, b, c" ("none" when empty).
 std::string join_list(const std::vector<std::string>& items);
 

@@ -13,11 +13,7 @@ namespace {
 
 using svg::esc;
 
-std::string fmt(const char* f, double v) {
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+using svg::fmt;
 
 std::string size_text(std::size_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB"};

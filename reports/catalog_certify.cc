@@ -8,7 +8,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kCertifyEntries[] = {
     // ---- the run ---------------------------------------------------------
     {"CERT-PHASE-SKIPPED", Layer::kL5, "phase ran", "phase {phase} ran",
      "phase {phase} did not run: {reason}",
@@ -194,7 +194,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> certify() {
-  return kEntries;
+  return kCertifyEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

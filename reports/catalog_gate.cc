@@ -6,7 +6,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kGateEntries[] = {
     {"GATE-METRIC", Layer::kL3, "figure within the baseline's noise band",
      "{name} {value} {unit} ({change}) vs baseline {centre}: {verdict}, band {band_low} .. "
      "{band_high} ({scale} scale, {basis}; {n} baseline run(s), {runs} new; catches {detectable})",
@@ -85,7 +85,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> gate() {
-  return kEntries;
+  return kGateEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

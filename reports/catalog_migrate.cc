@@ -7,7 +7,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kMigrateEntries[] = {
     // ---- operators ---------------------------------------------------------
     {"MIG-OPS-NO-MODEL", Layer::kL4, "the job's model is known", "the model is {model}",
      "the job names no model (ONNX, torch.profiler trace or op list), so its operators were "
@@ -129,7 +129,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> migrate() {
-  return kEntries;
+  return kMigrateEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

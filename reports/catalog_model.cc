@@ -9,7 +9,7 @@ namespace hn::reports::catalog_parts {
 
 namespace {
 
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kModelEntries[] = {
     {"MODEL-LOSS", Layer::kL1, "training loss decreases",
      "{layout}: the loss fell from {first} to {last} over {steps} steps",
      "{layout}: the loss did not decrease: {first} in the first steps, {last} in the last "
@@ -95,7 +95,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> model() {
-  return kEntries;
+  return kModelEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

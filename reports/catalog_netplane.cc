@@ -7,7 +7,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kNetplaneEntries[] = {
     // ---- binding -------------------------------------------------------
     {"NET-VLAN", Layer::kL6, "plane NIC is the expected VLAN link",
      "{nic} is VLAN {vlan_id} on {parent} as plane {plane} expects",
@@ -162,7 +162,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> netplane() {
-  return kEntries;
+  return kNetplaneEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

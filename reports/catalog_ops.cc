@@ -7,7 +7,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kOpsEntries[] = {
     {"OP-SUPPORTED", Layer::kL4, "operator supported by the backend",
      "{op} ({dtype}) is supported on {backend}; {where}",
      "{op} is supported on {backend} for {supported}, but its dtype is unknown; {where}",
@@ -63,7 +63,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> ops() {
-  return kEntries;
+  return kOpsEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

@@ -5,7 +5,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kPhysicalEntries[] = {
     {"HW-INVENTORY", Layer::kL7, "hardware inventory readable", "read {what} from {source}",
      "could not read {what}: {reason}",
      "Check that {source} is readable by this user; run `hnprecheck snapshot` for the raw state."},
@@ -59,7 +59,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> physical() {
-  return kEntries;
+  return kPhysicalEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

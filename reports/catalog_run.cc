@@ -5,7 +5,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kRunEntries[] = {
     {"RUN-PROBE-TIMEOUT", Layer::kL7, "probe finished within its deadline",
      "probe {probe} finished within {deadline_ms} ms",
      "probe {probe} did not finish within {limit} and was {action}",
@@ -33,7 +33,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> run() {
-  return kEntries;
+  return kRunEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

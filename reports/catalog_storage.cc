@@ -12,7 +12,7 @@ constexpr std::string_view kTailRemedy =
     "on the same profile to tell a node problem from a server problem; look for a busy or "
     "degraded server, a congested storage plane, or noisy neighbours.";
 
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kStorageEntries[] = {
     {"STOR-PATH-MISSING", Layer::kL7, "mount path resolves", "{path} resolves to {resolved}",
      "{path} cannot be resolved: {error}",
      "Create the mount point or fix the path in the profile; if it should be mounted by an "
@@ -141,7 +141,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> storage() {
-  return kEntries;
+  return kStorageEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

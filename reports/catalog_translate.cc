@@ -7,7 +7,7 @@
 namespace hn::reports::catalog_parts {
 
 namespace {
-constexpr CatalogEntry kEntries[] = {
+constexpr CatalogEntry kTranslateEntries[] = {
     {"COMM-PARAM-TRANSLATED", Layer::kL3, "variable translated",
      "{var}={value} ({where}) -> {result}{note}", "{var}={value} ({where}) -> {result}{note}",
      "Nothing to do."},
@@ -91,7 +91,7 @@ constexpr CatalogEntry kEntries[] = {
 }  // namespace
 
 std::span<const CatalogEntry> translate() {
-  return kEntries;
+  return kTranslateEntries;
 }
 
 }  // namespace hn::reports::catalog_parts

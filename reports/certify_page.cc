@@ -18,11 +18,7 @@ namespace {
 
 using svg::esc;
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+using svg::fmt;
 
 std::string label(const Measurement& m, const char* key) {
   auto it = m.labels.find(key);

@@ -28,7 +28,7 @@ constexpr const char* kClasses[] = {"supported",         "supported-by-decomposi
                                     "unknown-mapping",   "constraint-violated",
                                     "unsupported-dtype", "unsupported-op"};
 
-const char* verdict_colour(Verdict v) {
+const char* verdict_html_colour(Verdict v) {
   switch (v) {
     case Verdict::kReady:
       return svg::status_colour(Status::kPass);
@@ -74,7 +74,7 @@ void verdict_chart(std::ostringstream& os, const Report& report, const Migration
       x += w;
     }
     os << "<text class=\"verdict\" x=\"" << num(x + 8) << "\" y=\"" << y + 16 << "\" fill=\""
-       << verdict_colour(c.verdict) << "\">" << esc(to_string(c.verdict)) << "</text>\n";
+       << verdict_html_colour(c.verdict) << "\">" << esc(to_string(c.verdict)) << "</text>\n";
     y += row;
   }
   int legend_y = top;
@@ -169,7 +169,7 @@ std::string render_migration_html(const Report& report, const Migration& m) {
   os << "<h2>Verdicts</h2>\n<table>\n<tr><th>concern</th><th>verdict</th><th>summary</th></tr>\n";
   for (const auto& c : m.concerns)
     os << "<tr><td>" << esc(c.title)
-       << "</td><td class=\"v\" style=\"color:" << verdict_colour(c.verdict) << "\">"
+       << "</td><td class=\"v\" style=\"color:" << verdict_html_colour(c.verdict) << "\">"
        << esc(to_string(c.verdict)) << "</td><td>" << esc(c.summary) << "</td></tr>\n";
   os << "</table>\n<h3>Findings per concern</h3>\n";
   verdict_chart(os, report, m);
@@ -204,7 +204,7 @@ std::string render_migration_html(const Report& report, const Migration& m) {
   os << "</table>\n";
 
   for (const auto& c : m.concerns) {
-    os << "<h2>" << esc(c.title) << ": <span style=\"color:" << verdict_colour(c.verdict) << "\">"
+    os << "<h2>" << esc(c.title) << ": <span style=\"color:" << verdict_html_colour(c.verdict) << "\">"
        << esc(to_string(c.verdict)) << "</span></h2>\n";
     findings_table(os, concern_findings(report, c, false));
   }

@@ -5,18 +5,15 @@
 #include <sstream>
 
 #include "reports/junit_report.h"
+#include "reports/svg_chart.h"
 
 namespace hn::reports {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+using svg::fmt;
 
-std::string bytes_text(double b) {
+std::string binary_bytes_text(double b) {
   if (b <= 0) return "-";
   const char* units[] = {"B", "KiB", "MiB", "GiB"};
   int u = 0;
@@ -36,9 +33,7 @@ const char* colour(const std::string& layer) {
   return "#757575";
 }
 
-std::string esc(std::string_view v) {
-  return xml_escape(v, false);
-}
+using svg::esc;
 
 }  // namespace
 
@@ -59,7 +54,7 @@ std::string render_step_table_text(const StepTable& t) {
   line("layer", "what", "ms/step", "share", "calls", "bytes/step");
   for (const auto& r : t.rows)
     line(r.layer, r.what, fmt("%.3f", r.ms), share(t, r.ms), fmt("%.0f", r.calls),
-         bytes_text(r.bytes));
+         binary_bytes_text(r.bytes));
   line("", "total", fmt("%.3f", t.total_ms), share(t, t.total_ms), "", "");
   return os.str();
 }
@@ -92,7 +87,7 @@ std::string render_step_table_html(const StepTable& t) {
   for (const auto& r : t.rows)
     os << "<tr><td>" << esc(r.layer) << "</td><td>" << esc(r.what) << "</td><td>"
        << fmt("%.3f", r.ms) << "</td><td>" << share(t, r.ms) << "</td><td>" << fmt("%.0f", r.calls)
-       << "</td><td>" << bytes_text(r.bytes) << "</td></tr>\n";
+       << "</td><td>" << binary_bytes_text(r.bytes) << "</td></tr>\n";
   os << "<tr><th></th><th>total</th><th>" << fmt("%.3f", t.total_ms)
      << "</th><th></th><th></th><th></th></tr>\n</table>\n";
   return os.str();

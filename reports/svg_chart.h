@@ -22,6 +22,10 @@ std::string esc(std::string_view v);
 
 // printf-formatted number for coordinates and labels ("%.4g" by default).
 std::string num(double v, const char* format = "%.4g");
+// The same with printf's argument order, for text built around one number.
+inline std::string fmt(const char* format, double v) {
+  return num(v, format);
+}
 
 // The colour every page gives a status (PASS green, WARN orange, FAIL red,
 // SKIP grey, ERROR purple).

@@ -1,7 +1,7 @@
 // Gloo peer: a float sum allreduce over Gloo's TCP transport (the only one
 // Debian's Gloo has besides ibverbs: on one host it runs over loopback),
 // FileStore rendezvous, one launch per plan (sweep.h).
-//   gloo_allreduce PLAN STORE_DIR HOST_IP ALGO MODE
+//   gloo_allreduce PLAN STORE_DIR HOST_IP ALGO MODE [fresh]
 // ALGO: what PyTorch's ProcessGroupGloo calls, gloo::allreduce with
 //   `allreduce_ring` (its default) or `allreduce_bcube`; or Gloo's older
 //   algorithm classes, which run in place on the buffer: `ring`,
@@ -11,6 +11,10 @@
 //   does: its unbound buffers only work this way); `busypoll`: every pair in
 //   sync mode, the caller reading its sockets itself with MSG_DONTWAIT in a
 //   loop (the older classes only).
+// fresh: as `hnprecheck bench --fresh-inputs`: before every call each rank
+//   writes its whole input anew (for the in-place classes: the buffer they
+//   reduce, as a framework writes a gradient), the ranks meet, only the call
+//   is timed, and the whole output is checked after it.
 // Rank and size come from GLOO_RANK/GLOO_SIZE or Open MPI's variables.
 #include <gloo/allreduce.h>
 #include <gloo/allreduce_bcube.h>
@@ -72,6 +76,9 @@ class Runner {
     if (old_) std::memcpy(out_, in_, count_ * sizeof(float));
   }
 
+  // Call `call`'s inputs (sweep.h), where this algorithm reads them.
+  void fill(int rank, int call) { fill_inputs(old_ ? out_ : in_, count_, rank, call); }
+
   void run() {
     if (old_) {
       old_->run();
@@ -109,10 +116,11 @@ double max_over_ranks(const Ctx& ctx, double v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 6) {
-    std::fprintf(stderr, "usage: gloo_allreduce PLAN STORE_DIR HOST_IP ALGO MODE\n");
+  if (argc < 6 || (argc > 6 && std::strcmp(argv[6], "fresh") != 0)) {
+    std::fprintf(stderr, "usage: gloo_allreduce PLAN STORE_DIR HOST_IP ALGO MODE [fresh]\n");
     return 2;
   }
+  const bool fresh = argc > 6;
   const auto plan = parse_plan(argv[1]);
   const std::string algo = argv[4], mode = argv[5];
   if (mode != "async" && mode != "busypoll") {
@@ -149,6 +157,24 @@ int main(int argc, char** argv) {
     Floats in = page_floats(count), out = page_floats(count);
     for (size_t i = 0; i < count; ++i) in[i] = input_value(rank, i);
     Runner runner(work, algo, in.get(), out.get(), count);
+    if (fresh) {
+      double timed = 0;
+      long long wrong = 0;
+      for (int call = 0; call < s.warmup + s.iters; ++call) {
+        runner.fill(rank, call);
+        max_over_ranks(ctx, 0);  // a barrier
+        auto t0 = std::chrono::steady_clock::now();
+        runner.run();
+        if (call >= s.warmup)
+          timed += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                       .count();
+        wrong += count_wrong(out.get(), count, n, call);
+      }
+      double worst = max_over_ranks(ctx, timed / s.iters);
+      double total = max_over_ranks(ctx, static_cast<double>(wrong));
+      if (rank == 0) print_row(count * sizeof(float), worst, n, static_cast<long long>(total));
+      continue;
+    }
     runner.reset();
     for (int i = 0; i < s.warmup; ++i) runner.run();
     max_over_ranks(ctx, 0);  // a barrier

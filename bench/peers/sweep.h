@@ -50,6 +50,19 @@ inline float input_value(int r, size_t i) {
   return (r + 1) + static_cast<float>(i % 5);
 }
 
+// Fresh inputs (`hnprecheck bench --fresh-inputs`): call k's inputs differ
+// from every other call's within 1000 calls, and stay exact in float.
+inline void fill_inputs(float* in, size_t count, int r, int call) {
+  const float c = static_cast<float>(call % 1000);
+  for (size_t i = 0; i < count; ++i) in[i] = input_value(r, i) + c;
+}
+inline long long count_wrong(const float* out, size_t count, int n, int call) {
+  const float c = static_cast<float>(n) * static_cast<float>(call % 1000);
+  long long wrong = 0;
+  for (size_t i = 0; i < count; ++i) wrong += out[i] != expected_sum(n, i) + c;
+  return wrong;
+}
+
 inline void print_row(size_t bytes, double worst_us, int n, long long wrong) {
   std::printf("%zu %.3f %.4f %lld\n", bytes, worst_us,
               worst_us > 0 ? bytes / (worst_us * 1e3) * 2.0 * (n - 1) / n : 0.0, wrong);

@@ -7,15 +7,6 @@
 
 namespace hn::compat::translate {
 
-namespace {
-bool is_name_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-}  // namespace
-
 std::string ShellLexer::read_balanced(char open, char close, int start_line) {
   std::string out;
   int depth = 0;

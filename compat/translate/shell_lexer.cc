@@ -10,12 +10,6 @@ namespace hn::compat::translate {
 
 namespace {
 
-bool is_name_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }

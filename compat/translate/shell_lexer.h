@@ -12,6 +12,7 @@
 // limits of shell_budget.h (charged to `budget`, or to the lexer's own when
 // none is given); nothing else in shell text is an error here.
 
+#include <cctype>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,6 +23,14 @@
 #include "compat/translate/shell_budget.h"
 
 namespace hn::compat::translate {
+
+// A shell variable name: [A-Za-z_][A-Za-z0-9_]*.
+inline bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+inline bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // A command substitution $(...) inside a word: its body and the line it starts on.
 struct ShellSubstitution {
