@@ -163,7 +163,7 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
      << "\n";
   if (c.size() > 1)
     os << "# buffers: "
-       << (!p.cfg.window_buffers ? "private (heap; shm copies through the rings)"
+       << (!p.cfg.window_buffers ? "private (heap; shm copies through the rings, or the staging area)"
            : c.transport() == comm::TransportKind::kShm
                ? "window (shared memory: allreduce from 4 KiB with 2 ranks, 64 KiB with more, "
                  "reads peers' buffers in place)"
@@ -368,7 +368,8 @@ Command bench() {
         "warmup,w", po::value<int>()->default_value(5)->value_name("N"),
         "untimed iterations per size")(
         "algo", po::value<std::string>()->default_value("auto")->value_name("A"),
-        "auto, ring or rd (recursive doubling / binomial tree)")(
+        "auto, ring, rd (recursive doubling / binomial tree) or staged (allreduce on shm "
+        "through the staging area)")(
         "buffers", po::value<std::string>()->default_value("window")->value_name("B"),
         "window (Communicator::alloc_window: on shm, allreduce reads peers' buffers in place) "
         "or private (heap memory aligned as a framework's tensors)")(

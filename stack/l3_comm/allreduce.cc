@@ -11,6 +11,7 @@
 #include "stack/l3_comm/direct_allreduce.h"
 #include "stack/l3_comm/flat_allreduce.h"
 #include "stack/l3_comm/shm/device.h"
+#include "stack/l3_comm/staged_allreduce.h"
 #include "stack/l4_operator/reduce.h"
 
 namespace hn::stack::comm {
@@ -174,6 +175,8 @@ std::string_view to_string(Algorithm a) {
       return "ring";
     case Algorithm::kRecursiveDoubling:
       return "rd";
+    case Algorithm::kStaged:
+      return "staged";
   }
   return "?";
 }
@@ -182,8 +185,9 @@ Algorithm algorithm_from_string(std::string_view s) {
   if (s == "auto") return Algorithm::kAuto;
   if (s == "ring") return Algorithm::kRing;
   if (s == "rd" || s == "tree" || s == "recursive-doubling") return Algorithm::kRecursiveDoubling;
+  if (s == "staged") return Algorithm::kStaged;
   throw std::invalid_argument("unknown algorithm '" + std::string(s) +
-                              "' (expected auto, ring or rd)");
+                              "' (expected auto, ring, rd or staged)");
 }
 
 std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes) {
@@ -235,6 +239,14 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
     return;
   if (a == Algorithm::kAuto && use_flat_allreduce(c, bytes)) {
     flat_allreduce(c, send, recv, count, o);
+    return;
+  }
+  // Private buffers on one host: through the staging area, two rounds per
+  // chunk (staged_allreduce.h) instead of the ring's handshake per piece.
+  if (a == Algorithm::kStaged && c.transport() != TransportKind::kShm)
+    throw std::invalid_argument("allreduce: the staged algorithm needs the shm transport");
+  if (a == Algorithm::kStaged || (a == Algorithm::kAuto && use_staged_allreduce(c, bytes))) {
+    staged_allreduce(c, send, recv, count, o);
     return;
   }
   if (a == Algorithm::kAuto)

@@ -19,11 +19,13 @@ namespace hn::stack::comm {
 enum class Algorithm {
   kAuto,              // by message size: latency-optimal below the crossover, ring above
   kRing,              // bandwidth-optimal: reduce-scatter + allgather around a ring, pipelined
-  kRecursiveDoubling  // latency-optimal: log2(n) exchanges (+2 for non-powers of two)
+  kRecursiveDoubling,  // latency-optimal: log2(n) exchanges (+2 for non-powers of two)
+  kStaged  // allreduce on shm through the staging area (staged_allreduce.h); other
+           // collectives choose as kAuto; an allreduce over TCP throws invalid_argument
 };
 std::string_view to_string(Algorithm a);
 Algorithm algorithm_from_string(
-    std::string_view s);  // "auto", "ring", "rd"/"tree"; throws invalid_argument
+    std::string_view s);  // "auto", "ring", "rd"/"tree", "staged"; throws invalid_argument
 
 struct Options {
   op::DType dtype = op::DType::kF32;

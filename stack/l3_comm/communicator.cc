@@ -276,6 +276,19 @@ void* Communicator::alloc_window(std::size_t bytes) {
   return p;
 }
 
+std::byte* Communicator::staging(std::size_t bytes) {
+  if (transport_ != TransportKind::kShm || opt_.world < 2) return nullptr;
+  if (!staging_) {
+    staging_ = std::make_unique<shm::WindowTable>("staging/");
+    staging_bytes_ = bytes;
+    return staging_->allocate(store(), opt_.rank, opt_.world, bytes, opt_.timeout);
+  }
+  if (bytes > staging_bytes_)
+    throw std::logic_error("staging area asked for " + std::to_string(bytes) + " bytes, has " +
+                           std::to_string(staging_bytes_));
+  return staging_->peer_base(0, opt_.rank);
+}
+
 void Communicator::free_window(void* p) {
   for (auto it = local_windows_.begin(); it != local_windows_.end(); ++it)
     if (it->first == p) {

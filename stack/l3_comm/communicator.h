@@ -124,6 +124,15 @@ class Communicator {
   const shm::WindowTable* windows() const {
     return windows_ && !windows_->empty() ? windows_.get() : nullptr;
   }
+  // This rank's staging area for the staged allreduce (staged_allreduce.h):
+  // a shm window of `bytes` every rank maps, allocated on the first call
+  // (which is collective: every rank makes it at the same allreduce, with
+  // the same size), null without shm. peer_staging(q) is rank q's.
+  std::byte* staging(std::size_t bytes);
+  std::byte* peer_staging(int q) const { return staging_ ? staging_->peer_base(0, q) : nullptr; }
+  // Chunks the staged allreduce has run so far (their parity picks the half
+  // of the staging area a chunk uses; the same on every rank).
+  std::uint64_t& staged_chunks() { return staged_chunks_; }
   // n ints of scratch, kept between calls (contents unspecified).
   std::vector<int>& index_scratch(std::size_t n) {
     index_scratch_.resize(n);
@@ -165,6 +174,9 @@ class Communicator {
   const char* run_op_ = nullptr;  // the operation run_ctx_ names
   AlignedBuffer scratch_[4];
   std::unique_ptr<shm::WindowTable> windows_;
+  std::unique_ptr<shm::WindowTable> staging_;
+  std::size_t staging_bytes_ = 0;
+  std::uint64_t staged_chunks_ = 0;
   std::uint64_t direct_calls_ = 0;
   std::vector<std::pair<void*, std::size_t>> local_windows_;  // not shm: plain mappings
   std::vector<int> index_scratch_;

@@ -23,13 +23,10 @@ struct Where {
 };
 constexpr std::uint64_t kNone = ~std::uint64_t{0};
 
-// Every rank sends `mine` (bytes) to every other and receives theirs into
-// `theirs` (one slot of `bytes` per rank): a complete all-to-all round, so
-// on shm it may go through the mailbox, one line per message. Runs without
-// an armed test fault: the fault is applied to the data below, never to this
-// bookkeeping.
-void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes,
-              const Options& o) {
+}  // namespace
+
+void exchange_all(Communicator& c, const void* mine, void* theirs, std::size_t bytes,
+                  const Options& o, const char* operation) {
   testing::FaultPause pause(c);
   Schedule& s = c.schedule(o.dtype, o.op);
   const int n = c.size(), r = c.rank();
@@ -42,20 +39,25 @@ void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes
             from, static_cast<std::byte*>(theirs) + static_cast<std::size_t>(from) * bytes, bytes)]
         .mail = mail;
   }
-  c.run(s, "allreduce (direct)", o.timeout);
+  c.run(s, operation, o.timeout);
+}
+
+namespace {
+
+void exchange(Communicator& c, const void* mine, void* theirs, std::size_t bytes,
+              const Options& o) {
+  exchange_all(c, mine, theirs, bytes, o, "allreduce (direct)");
 }
 
 // A reduced piece is written to the peers' outputs while it is still in L1/L2.
 constexpr std::size_t kPushPieceBytes = 32u << 10;
 
-// Elements per block: blocks start on 64-byte boundaries (whole vectors, no
-// shared cache line between the ranks that write them).
+}  // namespace
+
 std::size_t block_elems(std::size_t count, std::size_t ranks, std::size_t esz) {
   const std::size_t align = std::max<std::size_t>(1, 64 / esz);
   return ((count + ranks - 1) / ranks + align - 1) / align * align;
 }
-
-}  // namespace
 
 void reduce_all_inputs(const Options& o, testing::Fault fault, int n, int rank,
                        const std::byte* const* in, std::byte* out, std::size_t count) {

@@ -46,6 +46,18 @@ std::size_t direct_min_bytes(int ranks);
 void reduce_all_inputs(const Options& o, testing::Fault fault, int n, int rank,
                        const std::byte* const* in, std::byte* out, std::size_t count);
 
+// Every rank sends `mine` (bytes) to every other and receives theirs into
+// `theirs` (one slot of `bytes` per rank, its own slot untouched): a complete
+// all-to-all round, so on shm it may go through the mailbox, one line per
+// message. Runs with test faults paused (they apply to the data, never to
+// this bookkeeping). operation: a string literal (Communicator::run).
+void exchange_all(Communicator& c, const void* mine, void* theirs, std::size_t bytes,
+                  const Options& o, const char* operation);
+
+// Elements per block of an n-way split: blocks start on 64-byte boundaries
+// (whole vectors, no cache line shared by the ranks that write them).
+std::size_t block_elems(std::size_t count, std::size_t ranks, std::size_t esz);
+
 bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
                           const Options& o);
 

@@ -125,6 +125,13 @@ TEST_CASE("bench mutations: shm 2 ranks, fresh inputs around every call") {
   run(comm::TransportKind::kShm, 2);
   g_fresh_inputs = false;
 }
+TEST_CASE("bench mutations: shm 3 ranks, private buffers and fresh inputs (ring and staged)") {
+  g_window_buffers = false;
+  g_fresh_inputs = true;
+  run(comm::TransportKind::kShm, 3);
+  g_fresh_inputs = false;
+  g_window_buffers = true;
+}
 TEST_CASE("bench mutations: tcp 2 ranks") {
   run(comm::TransportKind::kTcp, 2);
 }

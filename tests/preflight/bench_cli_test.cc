@@ -72,7 +72,7 @@ TEST_CASE("bench: bad options and malformed launcher variables exit 2, naming th
   CHECK_THAT(r.err, Catch::Contains("--stepfactor"));
 }
 
-TEST_CASE("bench: --buffers private runs the ring path and says so") {
+TEST_CASE("bench: --buffers private runs on heap buffers and says so") {
   for (const char* b : {"window", "private"}) {
     auto r = cli({"bench", "--local-ranks", "2", "--transport", "shm", "-b", "64K", "-e", "256K",
                   "-f", "4", "--buffers", b, "--json", "-"});

@@ -57,7 +57,7 @@ std::byte* WindowTable::allocate(Store& store, int rank, int world, std::size_t 
     void* mine = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, w.fd, 0);
     if (mine == MAP_FAILED) throw window_error("cannot map our window", rank, -1);
     w.base[static_cast<std::size_t>(rank)] = static_cast<std::byte*>(mine);
-    const std::string key = "win/" + std::to_string(id) + "/";
+    const std::string key = prefix_ + std::to_string(id) + "/";
     store.set(key + std::to_string(rank),
               std::to_string(getpid()) + " " + std::to_string(w.fd) + " " + std::to_string(len));
     for (int peer = 0; peer < world; ++peer) {

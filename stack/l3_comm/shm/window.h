@@ -25,6 +25,8 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "stack/l3_comm/store.h"
@@ -38,7 +40,9 @@ class WindowTable {
     std::size_t offset = 0;
   };
 
-  WindowTable() = default;
+  // prefix scopes the store keys of this table's windows ("win/" for the
+  // user's; another table in the same group needs its own).
+  explicit WindowTable(std::string prefix = "win/") : prefix_(std::move(prefix)) {}
   ~WindowTable();
   WindowTable(const WindowTable&) = delete;
   WindowTable& operator=(const WindowTable&) = delete;
@@ -58,6 +62,7 @@ class WindowTable {
     std::vector<std::byte*> base;  // by rank; base[rank] is ours; empty once released
   };
   void unmap(Window& w);
+  std::string prefix_;
   std::vector<Window> windows_;  // index = id
   std::size_t live_ = 0;
 };
