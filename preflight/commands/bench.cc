@@ -114,6 +114,12 @@ Parsed parse_options(const po::variables_map& vm) {
   p.transport = parse("--transport", [&] {
     return comm::transport_from_string(vm["transport"].as<std::string>());
   });
+  // staged is an allreduce over shared memory: say so instead of failing at
+  // run time (tcp) or quietly choosing as auto (other collectives).
+  if (c.options.algorithm == comm::Algorithm::kStaged &&
+      (p.transport == comm::TransportKind::kTcp || c.op != drivers::BenchOp::kAllreduce))
+    bad("--algo", "staged runs allreduce over shared memory only (--op allreduce, --transport "
+                  "shm or auto on one host)");
   p.local_ranks = vm["local-ranks"].as<int>();
   if (vm.count("local-ranks") && !vm["local-ranks"].defaulted() &&
       (p.local_ranks < 1 || p.local_ranks > 1024))

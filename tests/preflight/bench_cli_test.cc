@@ -85,6 +85,23 @@ TEST_CASE("bench: --buffers private runs on heap buffers and says so") {
   }
 }
 
+TEST_CASE("bench: --algo staged outside a shared-memory allreduce is exit 2") {
+  for (std::vector<std::string> extra : {std::vector<std::string>{"--transport", "tcp"},
+                                         {"--op", "broadcast"}}) {
+    std::vector<std::string> args{"bench", "--algo", "staged", "-b", "64K", "-e", "64K"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = cli(args);
+    INFO(extra[1] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--algo"));
+  }
+  auto r = cli({"bench", "--local-ranks", "3", "--transport", "shm", "--algo", "staged", "-b",
+                "64K", "-e", "1M", "-f", "16", "--buffers", "private", "--json", "-"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const auto& row : nlohmann::json::parse(r.out).at("rows")) CHECK(row.at("wrong") == 0);
+}
+
 TEST_CASE("bench: a single rank runs without a launcher") {
   auto r = cli({"bench", "-b", "8", "-e", "64K", "-f", "8", "--iters", "3"});
   CHECK(r.exit_code == 0);
