@@ -16,6 +16,7 @@
 
 #include "stack/l3_comm/fault_injection.h"
 #include "tests/stack/l3_comm/expected.h"
+#include "tests/stack/l3_comm/fault_checks.h"
 #include "tests/stack/l3_comm/rank_harness.h"
 
 using namespace hn::stack::comm;
@@ -128,7 +129,7 @@ void faults_at(Communicator& c, std::size_t count) {
   const std::uint64_t before = c.direct_calls();
   auto* in = static_cast<float*>(c.alloc_window(count * 4));
   auto* out = static_cast<float*>(c.alloc_window(count * 4));
-  auto sum = [](std::size_t i) { return static_cast<float>(3 + 20 * (i % 100)); };
+  const auto sum = hn::test::two_rank_sum;
   auto go = [&](Fault f) {
     for (std::size_t i = 0; i < count; ++i) {
       in[i] = static_cast<float>(c.rank() + 1 + 10 * (i % 100));
@@ -140,15 +141,7 @@ void faults_at(Communicator& c, std::size_t count) {
   };
   // The block this rank gets from its peer.
   const std::size_t lo = c.rank() == 0 ? half : 0;
-  go(Fault::kNone);
-  for (std::size_t i = 0; i < count; ++i) expect(out[i] == sum(i), "clean run is right");
-  go(Fault::kZeroedOutput);
-  for (std::size_t i = 0; i < count; ++i) expect(out[i] == 0, "zeroed output is all zeros");
-  go(Fault::kStaleBuffer);
-  for (std::size_t i = 0; i < count; ++i) expect(out[i] == kStale, "stale buffer untouched");
-  go(Fault::kWrongReduceOp);
-  for (std::size_t i = 0; i < count; ++i)
-    expect(out[i] == static_cast<float>(2 + 10 * (i % 100)), "wrong op gives the max");
+  hn::test::check_whole_output_faults(go, out, count, kStale);
   go(Fault::kDroppedSlice);
   for (std::size_t i = lo; i < lo + half; ++i) expect(out[i] == kStale, "dropped block is stale");
   go(Fault::kOffByOneChunk);

@@ -22,6 +22,7 @@
 #include "stack/l3_comm/direct_allreduce.h"
 #include "stack/l3_comm/fault_injection.h"
 #include "tests/stack/l3_comm/expected.h"
+#include "tests/stack/l3_comm/fault_checks.h"
 #include "tests/stack/l3_comm/rank_harness.h"
 
 using namespace hn::stack::comm;
@@ -150,7 +151,7 @@ constexpr float kStale = -7;
 void faults_at(Communicator& c, std::size_t count) {
   using testing::Fault;
   std::vector<float> in(count), out(count);
-  auto sum = [](std::size_t i) { return static_cast<float>(3 + 20 * (i % 100)); };
+  const auto sum = hn::test::two_rank_sum;
   auto go = [&](Fault f) {
     for (std::size_t i = 0; i < count; ++i) {
       in[i] = static_cast<float>(c.rank() + 1 + 10 * (i % 100));
@@ -172,15 +173,7 @@ void faults_at(Communicator& c, std::size_t count) {
     const std::size_t end = c0 + std::min(len, per * (peer + 1));
     return i >= start && i < end;
   };
-  go(Fault::kNone);
-  for (std::size_t i = 0; i < count; ++i) expect(out[i] == sum(i), "clean run is right");
-  go(Fault::kZeroedOutput);
-  for (std::size_t i = 0; i < count; ++i) expect(out[i] == 0, "zeroed output is all zeros");
-  go(Fault::kStaleBuffer);
-  for (std::size_t i = 0; i < count; ++i) expect(out[i] == kStale, "stale buffer untouched");
-  go(Fault::kWrongReduceOp);
-  for (std::size_t i = 0; i < count; ++i)
-    expect(out[i] == static_cast<float>(2 + 10 * (i % 100)), "wrong op gives the max");
+  hn::test::check_whole_output_faults(go, out.data(), count, kStale);
   go(Fault::kDroppedSlice);
   std::size_t start = 0;
   for (std::size_t i = 0; i < count; ++i)
