@@ -75,6 +75,37 @@ class SpotCheck {
   std::vector<std::byte> bits_;
 };
 
+// The whole-output check of a --fresh-inputs call, with its expected bits
+// written before the call (beside the inputs, ahead of the barrier), so that
+// the check after the call is one compare at memory speed. Why: the closed
+// forms cost ~15 ns per element, and when ranks outnumber the CPUs a rank
+// checking its output holds the CPU a peer that shares it still needs to
+// finish its timed call (4 ranks on 2 CPUs, 32 KiB: 130 us of checking per
+// call showed up as 250-400 us in one rank's call time). The peers' checks
+// are a compare per element too. Not bit-identical: counted element by
+// element with Values::same, as is every call whose comparison has a
+// tolerance (avg of f16/bf16), which cannot be compared as bits.
+class FullCheck {
+ public:
+  void prepare(const BenchColl& coll, const BenchCall& call, DType t) {
+    n_ = coll.checked(call);
+    if (!call.values.exact()) return;
+    want_.resize(n_ * stack::op::dtype_size(t));
+    for (std::size_t e = 0; e < n_; ++e) bv::put(t, want_.data(), e, coll.expected(call, e));
+  }
+
+  long long wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) const {
+    if (call.values.exact() &&
+        std::memcmp(out, want_.data(), n_ * stack::op::dtype_size(t)) == 0)
+      return 0;
+    return count_wrong(coll, call, t, out);
+  }
+
+ private:
+  std::size_t n_ = 0;
+  std::vector<std::byte> want_;
+};
+
 // Every rank gets the maximum (time) or the sums (wrong counts). Bookkeeping:
 // never under a test fault.
 double max_over_ranks(comm::Communicator& c, double v) {
@@ -199,10 +230,12 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
       // and check the whole output. Stamps from 3 up: unique per call.
       double timed_us = 0;
       std::uint64_t kind = 3;
+      FullCheck full;
       auto fresh_call = [&](bool timed) {
         const bv::Values v(t, op, n, stamp(z, kind++));
         const BenchCall call{v, r, n, root, row.count};
         fill(coll, call, t, in[0].data(), in_elems);
+        full.prepare(coll, call, t);
         const comm::Options o = call_options();
         if (timed) {
           // Ranks meet after writing: a slower writer's fill is not counted
@@ -212,8 +245,16 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
         }
         const auto s = Clock::now();
         coll.run(c, in[0].data(), out.data(), row.count, o);
-        if (timed) timed_us += std::chrono::duration<double, std::micro>(Clock::now() - s).count();
-        const long long w = count_wrong(coll, call, t, out.data());
+        if (timed) {
+          timed_us += std::chrono::duration<double, std::micro>(Clock::now() - s).count();
+          // And again before the check and the next fill: a rank done first
+          // would otherwise run them on a CPU that a peer sharing it still
+          // needs to finish its timed call (4 ranks on 2 CPUs, 64 KiB: one
+          // rank per CPU took 450-650 us against 20-50 us for the other).
+          comm::testing::FaultPause pause(c);
+          comm::barrier(c);
+        }
+        const long long w = full.wrong(coll, call, t, out.data());
         if (cfg.check) spot_wrong += w;
       };
       for (int i = 0; i < warmup; ++i) fresh_call(false);

@@ -14,7 +14,7 @@
 // fresh: as `hnprecheck bench --fresh-inputs`: before every call each rank
 //   writes its whole input anew (for the in-place classes: the buffer they
 //   reduce, as a framework writes a gradient), the ranks meet, only the call
-//   is timed, and the whole output is checked after it.
+//   is timed, the ranks meet again, and the whole output is checked.
 // Rank and size come from GLOO_RANK/GLOO_SIZE or Open MPI's variables.
 #include <gloo/allreduce.h>
 #include <gloo/allreduce_bcube.h>
@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
         if (call >= s.warmup)
           timed += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                        .count();
+        max_over_ranks(ctx, 0);  // and again, before the check and the next fill
         wrong += count_wrong(out.get(), count, n, call);
       }
       double worst = max_over_ranks(ctx, timed / s.iters);

@@ -4,8 +4,9 @@
 //   mpi_allreduce PLAN [fresh]
 // fresh: as `hnprecheck bench --fresh-inputs`: before every call each rank
 // writes its whole input anew (unique per call), the ranks meet in a
-// barrier, only the call is timed, and the whole output is read and checked
-// after it.
+// barrier, only the call is timed, the ranks meet again (a rank done first
+// must not check and refill on a CPU a peer still needs for its timed call),
+// and the whole output is read and checked.
 #include <mpi.h>
 
 #include "sweep.h"
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
         double t0 = MPI_Wtime();
         MPI_Allreduce(in.get(), out.get(), (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         if (call >= s.warmup) timed += MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
         wrong += count_wrong(out.get(), count, n, call);
       }
       double us = timed * 1e6 / s.iters, worst = 0;

@@ -19,6 +19,7 @@
 #include "reports/atomic_file.h"
 #include "reports/bench_html.h"
 #include "stack/l3_comm/bootstrap.h"
+#include "stack/l3_comm/cma_allreduce.h"
 #include "stack/l3_comm/link_env_params.h"
 #include "stack/l3_comm/local_nics.h"
 #include "stack/l5_sched/local_launcher.h"
@@ -116,10 +117,12 @@ Parsed parse_options(const po::variables_map& vm) {
   });
   // staged is an allreduce over shared memory: say so instead of failing at
   // run time (tcp) or quietly choosing as auto (other collectives).
-  if (c.options.algorithm == comm::Algorithm::kStaged &&
+  if ((c.options.algorithm == comm::Algorithm::kStaged ||
+       c.options.algorithm == comm::Algorithm::kCma) &&
       (p.transport == comm::TransportKind::kTcp || c.op != drivers::BenchOp::kAllreduce))
-    bad("--algo", "staged runs allreduce over shared memory only (--op allreduce, --transport "
-                  "shm or auto on one host)");
+    bad("--algo", std::string(comm::to_string(c.options.algorithm)) +
+                      " runs allreduce over shared memory only (--op allreduce, --transport "
+                      "shm or auto on one host)");
   p.local_ranks = vm["local-ranks"].as<int>();
   if (vm.count("local-ranks") && !vm["local-ranks"].defaulted() &&
       (p.local_ranks < 1 || p.local_ranks > 1024))
@@ -169,7 +172,11 @@ void print_table(std::ostream& os, const Parsed& p, const comm::Communicator& c,
      << "\n";
   if (c.size() > 1)
     os << "# buffers: "
-       << (!p.cfg.window_buffers ? "private (heap; shm copies through the rings, or the staging area)"
+       << (!p.cfg.window_buffers
+               ? (comm::cma_available(c)
+                      ? "private (heap; shm allreduce straight between the ranks' memory, single "
+                        "copy, from 64 KiB with 2 ranks, 256 KiB with more)"
+                      : "private (heap; shm copies through the rings, or the staging area)")
            : c.transport() == comm::TransportKind::kShm
                ? "window (shared memory: allreduce from 4 KiB with 2 ranks, 64 KiB with more, "
                  "reads peers' buffers in place)"
@@ -374,14 +381,16 @@ Command bench() {
         "warmup,w", po::value<int>()->default_value(5)->value_name("N"),
         "untimed iterations per size")(
         "algo", po::value<std::string>()->default_value("auto")->value_name("A"),
-        "auto, ring, rd (recursive doubling / binomial tree) or staged (allreduce on shm "
-        "through the staging area)")(
+        "auto, ring, rd (recursive doubling / binomial tree), staged (allreduce on shm "
+        "through the staging area) or cma (allreduce on shm straight between the ranks' "
+        "memory, single copy)")(
         "buffers", po::value<std::string>()->default_value("window")->value_name("B"),
         "window (Communicator::alloc_window: on shm, allreduce reads peers' buffers in place) "
         "or private (heap memory aligned as a framework's tensors)")(
         "fresh-inputs", po::bool_switch(),
         "write each rank's whole input before every call and read its whole output after it, "
-        "outside the timed region, as a training step does (every call checked in full)")(
+        "outside the timed region, as a training step does (the ranks meet before and after "
+        "each timed call; every call checked in full)")(
         "root", po::value<int>()->default_value(0)->value_name("R"),
         "root of broadcast and reduce")(
         "transport", po::value<std::string>()->default_value("auto")->value_name("T"),

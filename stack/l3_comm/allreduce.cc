@@ -7,6 +7,7 @@
 
 #include "compat/input_error.h"
 #include "stack/l3_comm/blocks.h"
+#include "stack/l3_comm/cma_allreduce.h"
 #include "stack/l3_comm/collectives.h"
 #include "stack/l3_comm/direct_allreduce.h"
 #include "stack/l3_comm/flat_allreduce.h"
@@ -177,6 +178,8 @@ std::string_view to_string(Algorithm a) {
       return "rd";
     case Algorithm::kStaged:
       return "staged";
+    case Algorithm::kCma:
+      return "cma";
   }
   return "?";
 }
@@ -186,8 +189,9 @@ Algorithm algorithm_from_string(std::string_view s) {
   if (s == "ring") return Algorithm::kRing;
   if (s == "rd" || s == "tree" || s == "recursive-doubling") return Algorithm::kRecursiveDoubling;
   if (s == "staged") return Algorithm::kStaged;
+  if (s == "cma") return Algorithm::kCma;
   throw std::invalid_argument("unknown algorithm '" + std::string(s) +
-                              "' (expected auto, ring, rd or staged)");
+                              "' (expected auto, ring, rd, staged or cma)");
 }
 
 std::size_t ring_slice_bytes(const Communicator& c, std::size_t bytes) {
@@ -243,6 +247,18 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
   }
   // Private buffers on one host: through the staging area, two rounds per
   // chunk (staged_allreduce.h) instead of the ring's handshake per piece.
+  // Private buffers on one host: straight from and into the peers' memory
+  // when the kernel allows it (cma_allreduce.h), else through the staging
+  // area (staged_allreduce.h) or the rings.
+  if (a == Algorithm::kCma && !cma_available(c))
+    throw std::invalid_argument(
+        "allreduce: the cma algorithm needs the shm transport with single copy "
+        "(process_vm_readv between the ranks; see HN_SHM_SINGLE_COPY)");
+  if (a == Algorithm::kCma ||
+      (a == Algorithm::kAuto && use_cma_allreduce(c, bytes))) {
+    cma_allreduce(c, send, recv, count, o);
+    return;
+  }
   if (a == Algorithm::kStaged && c.transport() != TransportKind::kShm)
     throw std::invalid_argument("allreduce: the staged algorithm needs the shm transport");
   if (a == Algorithm::kStaged || (a == Algorithm::kAuto && use_staged_allreduce(c, bytes))) {

@@ -20,12 +20,14 @@ enum class Algorithm {
   kAuto,              // by message size: latency-optimal below the crossover, ring above
   kRing,              // bandwidth-optimal: reduce-scatter + allgather around a ring, pipelined
   kRecursiveDoubling,  // latency-optimal: log2(n) exchanges (+2 for non-powers of two)
-  kStaged  // allreduce on shm through the staging area (staged_allreduce.h); other
-           // collectives choose as kAuto; an allreduce over TCP throws invalid_argument
+  kStaged,  // allreduce on shm through the staging area (staged_allreduce.h); other
+            // collectives choose as kAuto; an allreduce over TCP throws invalid_argument
+  kCma      // allreduce on shm with a single copy (cma_allreduce.h); other collectives
+            // choose as kAuto; an allreduce without single copy throws invalid_argument
 };
 std::string_view to_string(Algorithm a);
 Algorithm algorithm_from_string(
-    std::string_view s);  // "auto", "ring", "rd"/"tree", "staged"; throws invalid_argument
+    std::string_view s);  // "auto", "ring", "rd"/"tree", "staged", "cma"; throws invalid_argument
 
 struct Options {
   op::DType dtype = op::DType::kF32;

@@ -16,13 +16,14 @@ namespace hn::stack::comm {
 
 namespace {
 
-// Where auto takes the staged path. Measured (bench/README.md "Tuning",
-// Dec 4; fresh inputs, private buffers, 3 interleaved rounds, 128 KiB
-// chunks against the ring): 4 ranks on 2 CPUs 1.24-1.27 against 1.04-1.11
-// GB/s at 4 MiB, 1.85-1.96 against 1.31-1.42 at 64 MiB, level at 1 MiB and
-// below; 2 ranks level or behind (2.5-2.7 against 2.7-2.9 at 64 MiB), so
-// they keep the ring.
-constexpr std::size_t kStagedMinBytes = std::size_t{1} << 20;
+// Where auto takes the staged path (when single copy, cma_allreduce.h, does
+// not take it first). Measured (bench/README.md "Tuning", Dec 4; fresh
+// inputs, private buffers, the ranks meeting before and after every timed
+// call): 4 ranks on 2 CPUs, us per call, 64 KiB 29 against the ring's 37-42,
+// 256 KiB 121-245 against 150-173, 16 KiB 14 against 11; 2 ranks level or
+// behind the ring from 4 MiB (2.6-3.4 against 2.9-3.5 GB/s), so they keep
+// the ring.
+constexpr std::size_t kStagedMinBytes = std::size_t{64} << 10;
 constexpr int kStagedMinRanks = 3;
 
 // Each round carries the chunk's sequence number, so ranks that disagree on

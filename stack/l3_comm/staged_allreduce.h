@@ -40,8 +40,9 @@ namespace hn::stack::comm {
 std::size_t staged_chunk_bytes();
 
 // Whether allreduce (Algorithm::kAuto) of `bytes` on c takes the staged
-// path: shm, 3 ranks or more, and at least 1 MiB (where it beat the ring;
-// Algorithm::kStaged forces it). The same on every rank of c.
+// path: shm, 3 ranks or more, and at least 64 KiB (where it beat the ring;
+// Algorithm::kStaged forces it). allreduce() asks use_cma_allreduce first.
+// The same on every rank of c.
 bool use_staged_allreduce(Communicator& c, std::size_t bytes);
 
 void staged_allreduce(Communicator& c, const void* send, void* recv, std::size_t count,

@@ -105,6 +105,14 @@ class Device {
   // of the previous one: a transport may realign its buffers here (shm
   // restarts each collective at the front of its rings, which stay in cache).
   virtual void begin_schedule() {}
+  // Single copy (Linux CMA): the pid to pass to process_vm_readv/writev to
+  // reach `peer`'s memory, or -1 when this device cannot (tcp; shm where any
+  // rank found the kernel refusing it at setup). The same answer on every
+  // rank, so collectives may choose a path by it.
+  virtual int single_copy_pid(int peer) const {
+    (void)peer;
+    return -1;
+  }
 };
 
 // What a transport needs to connect a full mesh through the rendezvous.

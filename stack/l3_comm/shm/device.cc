@@ -5,6 +5,8 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -132,6 +134,20 @@ class ShmDevice : public Device {
     bell_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
 
+  int single_copy_pid(int peer) const override {
+    return cma_ && peer >= 0 && peer < world_ ? pids_.at(peer) : -1;
+  }
+  void set_single_copy(bool on) { cma_ = on; }
+
+  // Whether process_vm_readv reaches `pid`: 8 bytes from its own mapping of
+  // its segment (published at `addr` in its address space).
+  static bool can_read(int pid, std::uintptr_t addr) {
+    std::uint64_t v = 0;
+    iovec local{&v, sizeof v}, remote{reinterpret_cast<void*>(addr), sizeof v};
+    return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof v);
+  }
+  std::uintptr_t own_addr() const { return reinterpret_cast<std::uintptr_t>(maps_[rank_].addr); }
+
   void begin_schedule() override {
     for (auto& p : pairs_)
       if (p) p->realign();
@@ -151,6 +167,7 @@ class ShmDevice : public Device {
   Fd fd_;
   Doorbell* bell_ = nullptr;
   SpinPolicy policy_;
+  bool cma_ = false;
   std::atomic<bool> aborted_{false};
 };
 
@@ -177,16 +194,27 @@ std::unique_ptr<Device> create_device(const DeviceSetup& s) {
   ctx.local_rank = s.rank;
   ctx.plane = "shm";
   ctx.operation = "shm link setup";
+  bool cma_ok = true;
   dev->create_own(ctx);
-  s.store->set("seg/" + std::to_string(s.rank),
-               std::to_string(getpid()) + " " + std::to_string(dev->own_fd()));
+  // Single copy needs ptrace-level access to the peers; under Yama's
+  // ptrace_scope 1 only a process's declared tracers have it, so every rank
+  // declares any process of its user one (as Open MPI's vader does).
+  // HN_SHM_SINGLE_COPY=0 keeps it off (no prctl, the copies through shared
+  // memory only).
+  const char* sc = std::getenv("HN_SHM_SINGLE_COPY");
+  const bool want_cma = !(sc && std::string(sc) == "0");
+  if (want_cma) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+  s.store->set("seg/" + std::to_string(s.rank), std::to_string(getpid()) + " " +
+                                                    std::to_string(dev->own_fd()) + " " +
+                                                    std::to_string(dev->own_addr()));
   for (int peer = 0; peer < s.world; ++peer) {
     if (peer == s.rank) continue;
     ErrorContext c = ctx;
     c.peer_rank = peer;
     std::istringstream in(s.store->get("seg/" + std::to_string(peer), s.timeout));
     int pid = -1, fd = -1;
-    in >> pid >> fd;
+    std::uintptr_t addr = 0;
+    in >> pid >> fd >> addr;
     c.peer_address = "shm pid " + std::to_string(pid);
     std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
     Fd peer_fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
@@ -198,12 +226,17 @@ std::unique_ptr<Device> create_device(const DeviceSetup& s) {
                       c);
     dev->map(peer, peer_fd.get(), segment_bytes(s.world, cap), c);
     dev->connect(peer, pid, c);
+    cma_ok = cma_ok && want_cma && addr && ShmDevice::can_read(pid, addr);
   }
-  // Nobody may leave (and unmap/close) before everyone has mapped.
-  s.store->set("mapped/" + std::to_string(s.rank), "1");
+  // Nobody may leave (and unmap/close) before everyone has mapped. Each
+  // rank also says whether it reached every peer with a single copy: the
+  // device offers it only if all did, so every rank takes the same path.
+  s.store->set("mapped/" + std::to_string(s.rank), cma_ok ? "cma" : "copy");
   std::vector<std::string> keys;
   for (int r = 0; r < s.world; ++r) keys.push_back("mapped/" + std::to_string(r));
   s.store->wait(keys, s.timeout);
+  for (const auto& k : keys) cma_ok = cma_ok && s.store->get(k, s.timeout) == "cma";
+  dev->set_single_copy(cma_ok);
   return dev;
 }
 
