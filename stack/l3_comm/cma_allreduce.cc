@@ -96,7 +96,7 @@ void cma_allreduce(Communicator& c, const void* send, void* recv, std::size_t co
   const std::size_t per = block_elems(count, un, esz);
   const std::size_t lo_e = std::min(count, per * ur);
   const std::size_t off = lo_e * esz, len = std::min(count, lo_e + per) - lo_e;
-  const std::size_t piece = std::max<std::size_t>(1, (getenv("HN_CMA_PIECE") ? std::stoull(getenv("HN_CMA_PIECE")) : kPieceBytes) / esz);
+  const std::size_t piece = std::max<std::size_t>(1, kPieceBytes / esz);
   // One scratch piece per peer: every peer's piece is read before the reduction.
   std::byte* tmp = c.scratch(3, (un - 1) * piece * esz);
   const auto* in = static_cast<const std::byte*>(send);
@@ -139,6 +139,7 @@ void cma_allreduce(Communicator& c, const void* send, void* recv, std::size_t co
   auto* tokens = reinterpret_cast<std::uint64_t*>(c.scratch(2, un * sizeof(std::uint64_t)));
   exchange_all(c, &token, tokens, sizeof token, o, "allreduce (single copy)");
   if (fault == testing::Fault::kZeroedOutput) std::memset(out, 0, bytes);
+  c.count_cma_call();
 }
 
 }  // namespace hn::stack::comm

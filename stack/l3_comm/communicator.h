@@ -120,6 +120,9 @@ class Communicator {
   // Allreduces that ran on the direct path (direct_allreduce.h) so far.
   std::uint64_t direct_calls() const { return direct_calls_; }
   void count_direct_call() { ++direct_calls_; }
+  // Allreduces that ran with a single copy (cma_allreduce.h) so far.
+  std::uint64_t cma_calls() const { return cma_calls_; }
+  void count_cma_call() { ++cma_calls_; }
   // This rank's shm windows; null when it has none.
   const shm::WindowTable* windows() const {
     return windows_ && !windows_->empty() ? windows_.get() : nullptr;
@@ -178,6 +181,7 @@ class Communicator {
   std::size_t staging_bytes_ = 0;
   std::uint64_t staged_chunks_ = 0;
   std::uint64_t direct_calls_ = 0;
+  std::uint64_t cma_calls_ = 0;
   std::vector<std::pair<void*, std::size_t>> local_windows_;  // not shm: plain mappings
   std::vector<int> index_scratch_;
   std::mutex watched_mu_;

@@ -3,12 +3,15 @@
 // dtype and every size that holds data reports #wrong > 0; with none, 0.
 // Over shm every data path is covered: window buffers (allreduce reads the
 // peers' buffers in place, from 4 KiB with 2 ranks and 64 KiB with more),
-// private ones (the rings), and the flat path of tiny messages (3-4 ranks).
+// private ones (single copy from 64 KiB with 2 ranks and 256 KiB with more,
+// the rings below; without single copy the rings and, with 3 ranks or more,
+// the staging area), and the flat path of tiny messages (3-4 ranks).
 // A stale buffer must also be caught by the spot checks of the timed calls,
 // which only works because every call has inputs of its own.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -115,7 +118,7 @@ TEST_CASE("bench mutations: shm 3 ranks") {
 TEST_CASE("bench mutations: shm 4 ranks") {
   run(comm::TransportKind::kShm, 4);
 }
-TEST_CASE("bench mutations: shm 2 ranks, private buffers (the ring path)") {
+TEST_CASE("bench mutations: shm 2 ranks, private buffers (ring and single copy)") {
   g_window_buffers = false;
   run(comm::TransportKind::kShm, 2);
   g_window_buffers = true;
@@ -125,12 +128,21 @@ TEST_CASE("bench mutations: shm 2 ranks, fresh inputs around every call") {
   run(comm::TransportKind::kShm, 2);
   g_fresh_inputs = false;
 }
-TEST_CASE("bench mutations: shm 3 ranks, private buffers and fresh inputs (ring and staged)") {
+TEST_CASE("bench mutations: shm 3 ranks, private buffers and fresh inputs (ring and single copy)") {
   g_window_buffers = false;
   g_fresh_inputs = true;
   run(comm::TransportKind::kShm, 3);
   g_fresh_inputs = false;
   g_window_buffers = true;
+}
+TEST_CASE("bench mutations: shm 3 ranks, private buffers and fresh inputs, no single copy (ring and staged)") {
+  setenv("HN_SHM_SINGLE_COPY", "0", 1);  // inherited by the ranks
+  g_window_buffers = false;
+  g_fresh_inputs = true;
+  run(comm::TransportKind::kShm, 3);
+  g_fresh_inputs = false;
+  g_window_buffers = true;
+  unsetenv("HN_SHM_SINGLE_COPY");
 }
 TEST_CASE("bench mutations: tcp 2 ranks") {
   run(comm::TransportKind::kTcp, 2);

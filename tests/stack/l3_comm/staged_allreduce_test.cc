@@ -3,8 +3,8 @@
 // from one chunk to several 128 KiB chunks with a short last one x every
 // dtype x every op x in place or not, against closed-form values
 // (expected.h), and that the staged path really ran
-// (Communicator::staged_chunks). Also: auto takes it from 1 MiB with 3 ranks
-// or more; over TCP it never runs and forcing it is an error; ranks that disagree on the chunk count fail with a named
+// (Communicator::staged_chunks). Also: without single copy
+// (cma_allreduce.h), auto takes it from 64 KiB with 3 ranks or more; over TCP it never runs and forcing it is an error; ranks that disagree on the chunk count fail with a named
 // error instead of reading a half being rewritten; a bad
 // HN_STAGED_CHUNK_BYTES is an InputError; each test fault breaks the path in
 // its own way (so the bench's #wrong can see it).
@@ -112,15 +112,16 @@ void over_tcp(Communicator& c) {
   throw std::runtime_error("tcp: a forced staged allreduce ran");
 }
 
-// Auto: 2 ranks keep the ring; 3 or more take the staged path from 1 MiB.
+// Auto without single copy: 2 ranks keep the ring; 3 or more take the
+// staged path from 64 KiB.
 void auto_choice(Communicator& c) {
-  const std::size_t count = (1u << 20) / 4;
+  const std::size_t count = (64u << 10) / 4;
   std::vector<float> in(count, 1.0f), out(count);
-  allreduce(c, in.data(), out.data(), count - 16, Options{});  // just below 1 MiB
-  expect(c.staged_chunks() == 0, "below 1 MiB, yet the staged path ran");
+  allreduce(c, in.data(), out.data(), count - 16, Options{});  // just below 64 KiB
+  expect(c.staged_chunks() == 0, "below 64 KiB, yet the staged path ran");
   allreduce(c, in.data(), out.data(), count, Options{});
   const bool staged = c.staged_chunks() > 0;
-  expect(staged == (c.size() >= 3), std::to_string(c.size()) + " ranks at 1 MiB: staged path " +
+  expect(staged == (c.size() >= 3), std::to_string(c.size()) + " ranks at 64 KiB: staged path " +
                                         (staged ? "ran" : "did not run"));
   expect(out[count - 1] == static_cast<float>(c.size()), "auto: wrong sum");
 }
@@ -205,7 +206,11 @@ TEST_CASE("the staged path never runs over tcp, and forcing it there is an error
   run(2, TransportKind::kTcp, over_tcp);
 }
 
-TEST_CASE("auto takes the staged path from 1 MiB with 3 ranks or more") {
+TEST_CASE("without single copy auto takes the staged path from 64 KiB with 3 ranks or more") {
+  setenv("HN_SHM_SINGLE_COPY", "0", 1);  // inherited by the ranks
+  struct Unset {
+    ~Unset() { unsetenv("HN_SHM_SINGLE_COPY"); }
+  } unset;
   for (int ranks : {2, 3, 4}) {
     INFO(ranks << " ranks");
     run(ranks, TransportKind::kShm, auto_choice);
