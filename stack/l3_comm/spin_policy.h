@@ -32,4 +32,17 @@ SpinPolicy choose_spin_policy(int local_ranks, std::chrono::microseconds bound_s
                               std::chrono::microseconds shared_spin,
                               std::chrono::microseconds unbound_spin);
 
+// Asks the scheduler for a short time slice for this thread (Linux 6.12+,
+// EEVDF: sched_setattr's sched_runtime on a SCHED_OTHER or SCHED_BATCH
+// thread; policy and nice are kept). Why: a rank that sleeps on its
+// doorbell while another process uses its CPU is woken by its peer's
+// message, and only a waking task with a shorter slice than the running one
+// preempts it at once; with the default slice it waits for the other
+// process's slice to end, at every round of every collective (bench/README.md
+// "Tuning": 2 ranks beside a busy loop on each CPU). HN_SCHED_SLICE_US
+// overrides `slice` (0: leave the thread alone). Returns whether the slice
+// is now in force (false on older kernels, real-time policies or a refusal);
+// never throws.
+bool request_short_slice(std::chrono::microseconds slice);
+
 }  // namespace hn::stack::comm

@@ -46,9 +46,14 @@ class ShmDevice : public Device {
  public:
   ShmDevice(int rank, int world, std::size_t capacity)
       : rank_(rank), world_(world), cap_(capacity), maps_(world) {
-    // bench/README.md "Tuning": 2 ms hard spin when bound, yield-spin otherwise.
-    policy_ = choose_spin_policy(world, std::chrono::microseconds(2000),
+    // bench/README.md "Tuning": 200 us hard spin when bound (2 ms lost to a
+    // busy loop sharing the CPU: the spin spent the rank's slice and the
+    // sleep that follows came too late), yield-spin otherwise; and a short
+    // slice, so that the message that wakes a sleeping rank also gets it
+    // its CPU back from whatever else runs there.
+    policy_ = choose_spin_policy(world, std::chrono::microseconds(200),
                                  std::chrono::microseconds(200), std::chrono::microseconds(50));
+    request_short_slice(std::chrono::microseconds(300));
     pairs_.resize(world);
   }
   const char* name() const override { return "shm"; }

@@ -1,9 +1,16 @@
-// choose_spin_policy: which wait a rank uses for where it runs.
+// choose_spin_policy: which wait a rank uses for where it runs; and
+// request_short_slice: the slice a waiting rank asks the scheduler for.
 
 #include <catch2/catch.hpp>
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
 
 #include <cstdlib>
 
@@ -11,6 +18,7 @@
 #include "tests/support/skip.h"
 
 using hn::stack::comm::choose_spin_policy;
+using hn::stack::comm::request_short_slice;
 using std::chrono::microseconds;
 
 namespace {
@@ -31,7 +39,48 @@ void bound_to_one_cpu(F f) {
   REQUIRE(sched_setaffinity(0, sizeof old, &old) == 0);
 }
 
+// This thread's slice (sched_attr.sched_runtime) in microseconds, or -1.
+long slice_us() {
+  struct {
+    std::uint32_t size, policy;
+    std::uint64_t flags;
+    std::int32_t nice;
+    std::uint32_t priority;
+    std::uint64_t runtime, deadline, period;
+    std::uint32_t util_min, util_max;
+  } a{};
+  if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0) return -1;
+  return static_cast<long>(a.runtime / 1000);
+}
+
+// Custom slices for SCHED_OTHER came with Linux 6.12.
+bool kernel_has_custom_slices() {
+  utsname u{};
+  int major = 0, minor = 0;
+  return uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+         (major > 6 || (major == 6 && minor >= 12));
+}
+
 }  // namespace
+
+TEST_CASE("short slice: the scheduler gets the slice asked for, nice is kept, 0 opts out") {
+  if (!kernel_has_custom_slices()) hn::test::skip("custom slices need Linux 6.12 or later");
+  unsetenv("HN_SCHED_SLICE_US");
+  const int nice_before = getpriority(PRIO_PROCESS, 0);
+  REQUIRE(request_short_slice(std::chrono::microseconds(300)));
+  CHECK(slice_us() == 300);
+  CHECK(getpriority(PRIO_PROCESS, 0) == nice_before);
+  setenv("HN_SCHED_SLICE_US", "500", 1);
+  REQUIRE(request_short_slice(std::chrono::microseconds(300)));
+  CHECK(slice_us() == 500);
+  for (const char* off : {"0", "", "abc", "-5"}) {
+    INFO("HN_SCHED_SLICE_US='" << off << "'");
+    setenv("HN_SCHED_SLICE_US", off, 1);
+    CHECK_FALSE(request_short_slice(std::chrono::microseconds(300)));
+    CHECK(slice_us() == 500);  // left alone
+  }
+  unsetenv("HN_SCHED_SLICE_US");
+}
 
 TEST_CASE("spin policy: oversubscribed ranks yield at once, never pause-spin") {
   unsetenv("HN_SPIN_US");
