@@ -95,8 +95,7 @@ class FullCheck {
   }
 
   long long wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) const {
-    if (call.values.exact() &&
-        std::memcmp(out, want_.data(), n_ * stack::op::dtype_size(t)) == 0)
+    if (call.values.exact() && std::memcmp(out, want_.data(), n_ * stack::op::dtype_size(t)) == 0)
       return 0;
     return count_wrong(coll, call, t, out);
   }

@@ -254,8 +254,7 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
     throw std::invalid_argument(
         "allreduce: the cma algorithm needs the shm transport with single copy "
         "(process_vm_readv between the ranks; see HN_SHM_SINGLE_COPY)");
-  if (a == Algorithm::kCma ||
-      (a == Algorithm::kAuto && use_cma_allreduce(c, bytes))) {
+  if (a == Algorithm::kCma || (a == Algorithm::kAuto && use_cma_allreduce(c, bytes))) {
     cma_allreduce(c, send, recv, count, o);
     return;
   }

@@ -28,7 +28,6 @@ struct Where {
 // piece and its reduced result stay in L2 between the copies.
 constexpr std::size_t kPieceBytes = 128u << 10;
 
-
 // Copies `len` bytes between our `local` and `remote` in rank q's memory;
 // a short or refused copy is the peer gone or its memory no longer ours
 // to reach: say which.
@@ -89,9 +88,7 @@ void cma_allreduce(Communicator& c, const void* send, void* recv, std::size_t co
   exchange_all(c, &mine, all, sizeof(Where), o, "allreduce (single copy)");
 
   const auto fault = testing::active_fault(c);
-  ReduceOp rop = o.op;
-  if (fault == testing::Fault::kWrongReduceOp)
-    rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
+  const ReduceOp rop = testing::reduce_op_under(fault, o.op);
   const bool stale = fault == testing::Fault::kStaleBuffer;
   const std::size_t per = block_elems(count, un, esz);
   const std::size_t lo_e = std::min(count, per * ur);
@@ -129,8 +126,9 @@ void cma_allreduce(Communicator& c, const void* send, void* recv, std::size_t co
         dst += esz;
         if (e + pl >= len) wb -= esz;
       }
-      if (wb) copy_remote(c, static_cast<int>(q), c.device()->single_copy_pid(static_cast<int>(q)),
-                          const_cast<std::byte*>(src), dst, wb, true);
+      if (wb)
+        copy_remote(c, static_cast<int>(q), c.device()->single_copy_pid(static_cast<int>(q)),
+                    const_cast<std::byte*>(src), dst, wb, true);
     }
   }
   // (3) "Your block is in place": from every peer, so our output is complete

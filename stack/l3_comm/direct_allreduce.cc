@@ -63,9 +63,7 @@ void reduce_all_inputs(const Options& o, testing::Fault fault, int n, int rank,
                        const std::byte* const* in, std::byte* out, std::size_t count) {
   const std::size_t un = static_cast<std::size_t>(n), esz = op::dtype_size(o.dtype);
   if (fault == testing::Fault::kStaleBuffer) return;
-  ReduceOp rop = o.op;
-  if (fault == testing::Fault::kWrongReduceOp)
-    rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
+  const ReduceOp rop = testing::reduce_op_under(fault, o.op);
   // The block a "dropped slice" or "off by one" fault breaks: the one the
   // direct path breaks for this rank (see try_direct_allreduce).
   const std::size_t last = (static_cast<std::size_t>(rank) + un - 1) % un;
@@ -133,9 +131,7 @@ bool try_direct_allreduce(Communicator& c, const void* send, void* recv, std::si
   }
 
   const auto fault = testing::active_fault(c);
-  ReduceOp rop = o.op;
-  if (fault == testing::Fault::kWrongReduceOp)
-    rop = rop == ReduceOp::kMax ? ReduceOp::kMin : ReduceOp::kMax;
+  const ReduceOp rop = testing::reduce_op_under(fault, o.op);
   const bool stale = fault == testing::Fault::kStaleBuffer;
   const std::size_t per = block_elems(count, un, esz);
   auto block = [&](std::size_t b, std::size_t& off, std::size_t& len) {

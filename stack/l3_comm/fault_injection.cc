@@ -57,6 +57,11 @@ void discard(Transfer& t, std::byte* scratch) {
 
 }  // namespace
 
+op::ReduceOp reduce_op_under(Fault f, op::ReduceOp o) {
+  if (f != Fault::kWrongReduceOp) return o;
+  return o == op::ReduceOp::kMax ? op::ReduceOp::kMin : op::ReduceOp::kMax;
+}
+
 void run_with_fault(Fault f, Device& device, Schedule& s, std::chrono::milliseconds timeout,
                     const AbortState& abort, const ErrorContext& ctx,
                     std::vector<std::byte>& scratch) {
@@ -69,7 +74,7 @@ void run_with_fault(Fault f, Device& device, Schedule& s, std::chrono::milliseco
     case Fault::kNone:
       break;
     case Fault::kWrongReduceOp:
-      s.op = s.op == op::ReduceOp::kMax ? op::ReduceOp::kMin : op::ReduceOp::kMax;
+      s.op = reduce_op_under(f, s.op);
       break;
     case Fault::kStaleBuffer:
       for (auto& t : s.transfers)

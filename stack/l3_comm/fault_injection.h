@@ -48,6 +48,11 @@ void set_fault(Communicator& c, Fault f);
 // paths that move bytes without a schedule (direct_allreduce.cc).
 Fault active_fault(const Communicator& c);
 
+// The reduction a data path applies under fault f: kWrongReduceOp turns
+// every op into max (max into min), so the result is wrong for any input
+// the bench uses; other faults leave it.
+op::ReduceOp reduce_op_under(Fault f, op::ReduceOp o);
+
 // While one exists, c's collectives run without the fault: a verifier's own
 // bookkeeping (barriers, the sum of wrong elements over ranks) must not be
 // corrupted by the fault it is looking for. Free when no fault is set.

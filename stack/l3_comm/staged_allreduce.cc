@@ -78,9 +78,7 @@ void staged_allreduce(Communicator& c, const void* send, void* recv, std::size_t
   if (!mine) throw std::logic_error("allreduce (staged) needs the shm transport");
 
   const auto fault = testing::active_fault(c);
-  op::ReduceOp rop = o.op;
-  if (fault == testing::Fault::kWrongReduceOp)
-    rop = rop == op::ReduceOp::kMax ? op::ReduceOp::kMin : op::ReduceOp::kMax;
+  const op::ReduceOp rop = testing::reduce_op_under(fault, o.op);
   const bool stale = fault == testing::Fault::kStaleBuffer;
   const auto* in = static_cast<const std::byte*>(send);
   auto* out = static_cast<std::byte*>(recv);

@@ -135,7 +135,9 @@ TEST_CASE("bench mutations: shm 3 ranks, private buffers and fresh inputs (ring 
   g_fresh_inputs = false;
   g_window_buffers = true;
 }
-TEST_CASE("bench mutations: shm 3 ranks, private buffers and fresh inputs, no single copy (ring and staged)") {
+TEST_CASE(
+    "bench mutations: shm 3 ranks, private buffers and fresh inputs, no single copy (ring and "
+    "staged)") {
   setenv("HN_SHM_SINGLE_COPY", "0", 1);  // inherited by the ranks
   g_window_buffers = false;
   g_fresh_inputs = true;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "stack/l3_comm/fault_injection.h"
+#include "tests/stack/l3_comm/allreduce_matrix.h"
 #include "tests/stack/l3_comm/expected.h"
 #include "tests/stack/l3_comm/fault_checks.h"
 #include "tests/stack/l3_comm/rank_harness.h"
@@ -40,35 +41,15 @@ constexpr std::size_t kCounts[] = {1000, 16387, (1u << 18) + 5};
 constexpr std::size_t kWindowBytes = ((1u << 18) + 5) * 8;
 
 void matrix(Communicator& c) {
-  const int n = c.size(), r = c.rank();
+  const int n = c.size();
   auto* in = static_cast<std::byte*>(c.alloc_window(kWindowBytes));
   auto* out = static_cast<std::byte*>(c.alloc_window(kWindowBytes));
   std::uint64_t expected_direct = 0;
-  for (auto dtype : hn::stack::op::kAllDTypes)
-    for (auto op :
-         {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kAvg})
-      for (std::size_t count : kCounts)
-        for (bool inplace : {false, true}) {
-          const std::size_t esz = dtype_size(dtype);
-          Options o;
-          o.dtype = dtype;
-          o.op = op;
-          for (std::size_t i = 0; i < count; ++i) put(dtype, in, i, input_value(op, r, i));
-          std::memset(out, 0x5a, count * esz);
-          std::byte* dst = inplace ? in : out;
-          allreduce(c, in, dst, count, o);
-          if (count * esz >= direct_min_bytes(n)) ++expected_direct;
-          std::ostringstream what;
-          what << to_string(dtype) << " " << to_string(op) << " count=" << count
-               << (inplace ? " in place" : "") << " on " << n << " ranks";
-          for (std::size_t i = 0; i < count; ++i) {
-            const double want = expected_value(op, dtype, n, i), got = get(dtype, dst, i);
-            if (got != want) {
-              what << ": element " << i << " is " << got << ", expected " << want;
-              throw std::runtime_error(what.str());
-            }
-          }
-        }
+  hn::test::allreduce_matrix(c, Algorithm::kAuto, in, out, {kCounts[0], kCounts[1], kCounts[2]},
+                             [&](hn::stack::op::DType dtype, std::size_t count) {
+                               if (count * dtype_size(dtype) >= direct_min_bytes(n))
+                                 ++expected_direct;
+                             });
   expect(c.direct_calls() == expected_direct,
          "direct path ran " + std::to_string(c.direct_calls()) + " times, expected " +
              std::to_string(expected_direct));

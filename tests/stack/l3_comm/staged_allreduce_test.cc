@@ -4,10 +4,10 @@
 // dtype x every op x in place or not, against closed-form values
 // (expected.h), and that the staged path really ran
 // (Communicator::staged_chunks). Also: without single copy
-// (cma_allreduce.h), auto takes it from 64 KiB with 3 ranks or more; over TCP it never runs and forcing it is an error; ranks that disagree on the chunk count fail with a named
-// error instead of reading a half being rewritten; a bad
-// HN_STAGED_CHUNK_BYTES is an InputError; each test fault breaks the path in
-// its own way (so the bench's #wrong can see it).
+// (cma_allreduce.h), auto takes it from 64 KiB with 3 ranks or more; over TCP it never runs and
+// forcing it is an error; ranks that disagree on the chunk count fail with a named error instead of
+// reading a half being rewritten; a bad HN_STAGED_CHUNK_BYTES is an InputError; each test fault
+// breaks the path in its own way (so the bench's #wrong can see it).
 #include "stack/l3_comm/staged_allreduce.h"
 
 #include <catch2/catch.hpp>
@@ -21,6 +21,7 @@
 #include "compat/input_error.h"
 #include "stack/l3_comm/direct_allreduce.h"
 #include "stack/l3_comm/fault_injection.h"
+#include "tests/stack/l3_comm/allreduce_matrix.h"
 #include "tests/stack/l3_comm/expected.h"
 #include "tests/stack/l3_comm/fault_checks.h"
 #include "tests/stack/l3_comm/rank_harness.h"
@@ -50,38 +51,15 @@ std::size_t chunk_elems(int n, std::size_t esz) {
 constexpr std::size_t kCounts[] = {3000, 300007};
 
 void matrix(Communicator& c) {
-  const int n = c.size(), r = c.rank();
+  const int n = c.size();
   std::vector<std::byte> in(300007 * 8), out(300007 * 8);
   std::uint64_t chunks = 0;
-  for (auto dtype : hn::stack::op::kAllDTypes)
-    for (auto op :
-         {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kAvg})
-      for (std::size_t count : kCounts)
-        for (bool inplace : {false, true}) {
-          const std::size_t esz = dtype_size(dtype);
-          Options o;
-          o.dtype = dtype;
-          o.op = op;
-          o.algorithm = Algorithm::kStaged;
-          for (std::size_t i = 0; i < count; ++i) put(dtype, in.data(), i, input_value(op, r, i));
-          std::memset(out.data(), 0x5a, count * esz);
-          std::byte* dst = inplace ? in.data() : out.data();
-          allreduce(c, in.data(), dst, count, o);
-          const std::size_t ce = chunk_elems(n, esz);
-          chunks += (count + ce - 1) / ce;
-          std::ostringstream what;
-          what << to_string(dtype) << " " << to_string(op) << " count=" << count
-               << (inplace ? " in place" : "") << " on " << n << " ranks";
-          for (std::size_t i = 0; i < count; ++i) {
-            const double want = expected_value(op, dtype, n, i), got = get(dtype, dst, i);
-            if (got != want) {
-              what << ": element " << i << " is " << got << ", expected " << want;
-              throw std::runtime_error(what.str());
-            }
-          }
-        }
-  expect(c.staged_chunks() == chunks, "the staged path ran " +
-                                          std::to_string(c.staged_chunks()) +
+  hn::test::allreduce_matrix(c, Algorithm::kStaged, in.data(), out.data(), {kCounts[0], kCounts[1]},
+                             [&](hn::stack::op::DType dtype, std::size_t count) {
+                               const std::size_t ce = chunk_elems(n, dtype_size(dtype));
+                               chunks += (count + ce - 1) / ce;
+                             });
+  expect(c.staged_chunks() == chunks, "the staged path ran " + std::to_string(c.staged_chunks()) +
                                           " chunks, expected " + std::to_string(chunks));
   expect(c.direct_calls() == 0, "private buffers, yet the direct path ran");
 }
