@@ -245,11 +245,9 @@ void allreduce(Communicator& c, const void* send, void* recv, std::size_t count,
     flat_allreduce(c, send, recv, count, o);
     return;
   }
-  // Private buffers on one host: through the staging area, two rounds per
-  // chunk (staged_allreduce.h) instead of the ring's handshake per piece.
   // Private buffers on one host: straight from and into the peers' memory
   // when the kernel allows it (cma_allreduce.h), else through the staging
-  // area (staged_allreduce.h) or the rings.
+  // area, two rounds per chunk (staged_allreduce.h), or the rings.
   if (a == Algorithm::kCma && !cma_available(c))
     throw std::invalid_argument(
         "allreduce: the cma algorithm needs the shm transport with single copy "

@@ -1,5 +1,7 @@
 #include "stack/l3_comm/spin_policy.h"
 
+#include "compat/input_error.h"
+
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -53,8 +55,12 @@ struct SchedAttr {
 bool request_short_slice(std::chrono::microseconds slice) {
   if (const char* e = std::getenv("HN_SCHED_SLICE_US")) {
     const std::string v = e;
-    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
-      return false;  // not a number of microseconds: leave the thread alone
+    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(v) > 100000)
+      throw compat::InputError("environment", 0, 0, "HN_SCHED_SLICE_US",
+                               "expected microseconds from 0 (the scheduler's default) to "
+                               "100000, got '" +
+                                   v + "'");
     slice = std::chrono::microseconds(std::stoul(v));
   }
   if (slice.count() <= 0) return false;

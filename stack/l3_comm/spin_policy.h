@@ -41,8 +41,9 @@ SpinPolicy choose_spin_policy(int local_ranks, std::chrono::microseconds bound_s
 // process's slice to end, at every round of every collective (bench/README.md
 // "Tuning": 2 ranks beside a busy loop on each CPU). HN_SCHED_SLICE_US
 // overrides `slice` (0: leave the thread alone). Returns whether the slice
-// is now in force (false on older kernels, real-time policies or a refusal);
-// never throws.
+// is now in force (false on older kernels, real-time policies or a refusal).
+// Throws compat::InputError when HN_SCHED_SLICE_US is not a number of
+// microseconds from 0 to 100000.
 bool request_short_slice(std::chrono::microseconds slice);
 
 }  // namespace hn::stack::comm

@@ -85,21 +85,45 @@ TEST_CASE("bench: --buffers private runs on heap buffers and says so") {
   }
 }
 
-TEST_CASE("bench: --algo staged outside a shared-memory allreduce is exit 2") {
-  for (std::vector<std::string> extra : {std::vector<std::string>{"--transport", "tcp"},
-                                         {"--op", "broadcast"}}) {
-    std::vector<std::string> args{"bench", "--algo", "staged", "-b", "64K", "-e", "64K"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    auto r = cli(args);
-    INFO(extra[1] << ": " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("--algo"));
-  }
+TEST_CASE("bench: --algo staged or cma outside a shared-memory allreduce is exit 2") {
+  for (const char* algo : {"staged", "cma"})
+    for (std::vector<std::string> extra :
+         {std::vector<std::string>{"--transport", "tcp"}, {"--op", "broadcast"}}) {
+      std::vector<std::string> args{"bench", "--algo", algo, "-b", "64K", "-e", "64K"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      auto r = cli(args);
+      INFO(algo << " " << extra[1] << ": " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err, Catch::Contains("--algo"));
+    }
   auto r = cli({"bench", "--local-ranks", "3", "--transport", "shm", "--algo", "staged", "-b",
                 "64K", "-e", "1M", "-f", "16", "--buffers", "private", "--json", "-"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   for (const auto& row : nlohmann::json::parse(r.out).at("rows")) CHECK(row.at("wrong") == 0);
+}
+
+TEST_CASE("bench: a malformed HN_SHM_SINGLE_COPY or HN_SCHED_SLICE_US is exit 2 naming it") {
+  struct Case {
+    const char* env;
+    const char* says;
+  };
+  for (const Case& c : {Case{"HN_SHM_SINGLE_COPY=no", "expected 0 (off) or 1"},
+                        Case{"HN_SCHED_SLICE_US=abc", "expected microseconds"},
+                        Case{"HN_SCHED_SLICE_US=200000", "expected microseconds"}}) {
+    auto r =
+        cli({"bench", "--local-ranks", "2", "--transport", "shm", "-b", "8", "-e", "8"}, {c.env});
+    INFO(c.env << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(std::string(c.env).substr(0, std::string(c.env).find('='))));
+    CHECK_THAT(r.err, Catch::Contains(c.says));
+  }
+  auto ok = cli({"bench", "--local-ranks", "2", "--transport", "shm", "-b", "64K", "-e", "64K",
+                 "--buffers", "private"},
+                {"HN_SHM_SINGLE_COPY=0", "HN_SCHED_SLICE_US=0"});
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("shm copies through the rings"));
 }
 
 TEST_CASE("bench: a single rank runs without a launcher") {

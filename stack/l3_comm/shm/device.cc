@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "compat/input_error.h"
 #include "stack/l3_comm/shm/pair.h"
 #include "stack/l3_comm/socket.h"
 #include "stack/l3_comm/spin_policy.h"
@@ -207,6 +208,10 @@ std::unique_ptr<Device> create_device(const DeviceSetup& s) {
   // HN_SHM_SINGLE_COPY=0 keeps it off (no prctl, the copies through shared
   // memory only).
   const char* sc = std::getenv("HN_SHM_SINGLE_COPY");
+  if (sc && std::string(sc) != "0" && std::string(sc) != "1")
+    throw compat::InputError(
+        "environment", 0, 0, "HN_SHM_SINGLE_COPY",
+        std::string("expected 0 (off) or 1 (on, the default), got '") + sc + "'");
   const bool want_cma = !(sc && std::string(sc) == "0");
   if (want_cma) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   s.store->set("seg/" + std::to_string(s.rank), std::to_string(getpid()) + " " +

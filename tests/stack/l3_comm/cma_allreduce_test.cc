@@ -4,7 +4,8 @@
 // every op x in place or not, against closed-form values (expected.h), and
 // that the path really ran (Communicator::cma_calls). Also: auto takes it
 // from 64 KiB with 2 ranks and 256 KiB with more; HN_SHM_SINGLE_COPY=0 or
-// TCP turn it off on every rank, and forcing it then is an error; a copy the
+// TCP turn it off on every rank, and forcing it then is an error (any other
+// value of the variable is exit 2: tests/preflight/bench_cli_test.cc); a copy the
 // kernel refuses is a LinkError naming the peer; each test fault breaks the
 // path in its own way (so the bench's #wrong can see it).
 #include "stack/l3_comm/cma_allreduce.h"
@@ -172,8 +173,8 @@ void require_single_copy() {
     if (!cma_available(c)) throw std::runtime_error("the ranks agreed on no single copy");
   });
   if (res.exit_code != 0)
-    hn::test::skip("process_vm_readv between sibling ranks is refused here (" +
-                   res.first_failure + ")");
+    hn::test::skip("process_vm_readv between sibling ranks is refused here (" + res.first_failure +
+                   ")");
 }
 
 // Sets an environment variable for the ranks run_ranks forks, and restores it.

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 
+#include "compat/input_error.h"
 #include "stack/l3_comm/spin_policy.h"
 #include "tests/support/skip.h"
 
@@ -63,7 +64,9 @@ bool kernel_has_custom_slices() {
 
 }  // namespace
 
-TEST_CASE("short slice: the scheduler gets the slice asked for, nice is kept, 0 opts out") {
+TEST_CASE(
+    "short slice: the scheduler gets the slice asked for, nice is kept, 0 opts out, garbage is an "
+    "InputError") {
   if (!kernel_has_custom_slices()) hn::test::skip("custom slices need Linux 6.12 or later");
   unsetenv("HN_SCHED_SLICE_US");
   const int nice_before = getpriority(PRIO_PROCESS, 0);
@@ -73,11 +76,14 @@ TEST_CASE("short slice: the scheduler gets the slice asked for, nice is kept, 0 
   setenv("HN_SCHED_SLICE_US", "500", 1);
   REQUIRE(request_short_slice(std::chrono::microseconds(300)));
   CHECK(slice_us() == 500);
-  for (const char* off : {"0", "", "abc", "-5"}) {
-    INFO("HN_SCHED_SLICE_US='" << off << "'");
-    setenv("HN_SCHED_SLICE_US", off, 1);
-    CHECK_FALSE(request_short_slice(std::chrono::microseconds(300)));
-    CHECK(slice_us() == 500);  // left alone
+  setenv("HN_SCHED_SLICE_US", "0", 1);
+  CHECK_FALSE(request_short_slice(std::chrono::microseconds(300)));
+  CHECK(slice_us() == 500);  // left alone
+  for (const char* bad : {"", "abc", "-5", "1e3", "100001", "9999999"}) {
+    INFO("HN_SCHED_SLICE_US='" << bad << "'");
+    setenv("HN_SCHED_SLICE_US", bad, 1);
+    CHECK_THROWS_AS(request_short_slice(std::chrono::microseconds(300)), hn::compat::InputError);
+    CHECK(slice_us() == 500);
   }
   unsetenv("HN_SCHED_SLICE_US");
 }
