@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 
 #include "stack/l3_comm/aligned_buffer.h"
 #include "stack/l3_comm/fault_injection.h"
@@ -22,14 +23,44 @@ std::uint64_t stamp(std::size_t z, std::uint64_t k) {
   return (static_cast<std::uint64_t>(z + 1) << 32) | k;
 }
 
-void fill(const BenchColl& coll, const BenchCall& call, DType t, void* buf, std::size_t elems) {
-  for (std::size_t e = 0; e < elems; ++e) bv::put(t, buf, e, coll.input(call, e));
+// Elements worked out per batch: the batch stays in L1 beside its target.
+constexpr std::size_t kBatch = 2048;
+
+// v[0, n) stored as elements [lo, lo + n) of buf: one switch per batch, not
+// per element, for the types whose conversion is a cast.
+void store_range(DType t, void* buf, std::size_t lo, const double* __restrict v, std::size_t n) {
+  auto cast = [&](auto* __restrict p) {
+    using T = std::remove_reference_t<decltype(*p)>;
+    for (std::size_t j = 0; j < n; ++j) p[lo + j] = static_cast<T>(v[j]);
+  };
+  switch (t) {
+    case DType::kF32:
+      return cast(static_cast<float*>(buf));
+    case DType::kF64:
+      return cast(static_cast<double*>(buf));
+    case DType::kI32:
+      return cast(static_cast<std::int32_t*>(buf));
+    case DType::kI64:
+      return cast(static_cast<std::int64_t*>(buf));
+    default:
+      for (std::size_t j = 0; j < n; ++j) bv::put(t, buf, lo + j, v[j]);
+  }
 }
 
-long long count_wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) {
+void fill(const BenchColl& coll, const BenchCall& call, DType t, void* buf, std::size_t elems) {
+  double v[kBatch];
+  for (std::size_t lo = 0; lo < elems; lo += kBatch) {
+    const std::size_t n = std::min(kBatch, elems - lo);
+    coll.input_range(call, lo, n, v);
+    store_range(t, buf, lo, v, n);
+  }
+}
+
+// Output elements [lo, hi) that differ from the expected result.
+long long count_wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out,
+                      std::size_t lo, std::size_t hi) {
   long long wrong = 0;
-  const std::size_t n = coll.checked(call);
-  for (std::size_t e = 0; e < n; ++e)
+  for (std::size_t e = lo; e < hi; ++e)
     if (!call.values.same(bv::get(t, out, e), coll.expected(call, e))) ++wrong;
   return wrong;
 }
@@ -75,34 +106,35 @@ class SpotCheck {
   std::vector<std::byte> bits_;
 };
 
-// The whole-output check of a --fresh-inputs call, with its expected bits
-// written before the call (beside the inputs, ahead of the barrier), so that
-// the check after the call is one compare at memory speed. Why: the closed
-// forms cost ~15 ns per element, and when ranks outnumber the CPUs a rank
-// checking its output holds the CPU a peer that shares it still needs to
-// finish its timed call (4 ranks on 2 CPUs, 32 KiB: 130 us of checking per
-// call showed up as 250-400 us in one rank's call time). The peers' checks
-// are a compare per element too. Not bit-identical: counted element by
-// element with Values::same, as is every call whose comparison has a
-// tolerance (avg of f16/bf16), which cannot be compared as bits.
+// The whole-output check of a --fresh-inputs call, run after the ranks meet
+// behind the timed call (so it never holds a CPU a peer still needs). The
+// expected bits are written 64 KiB at a time into a buffer that stays in L2
+// and compared at memory speed; a piece that differs, and every call whose
+// comparison has a tolerance (avg of f16/bf16, which cannot be compared as
+// bits), is counted element by element with Values::same. Why in pieces: a
+// whole second copy of the output (16 MiB at 16 MiB) would be a working set
+// the peers' harnesses do not have, and it pushed a 2-rank call's buffers
+// out of the cache the peers' calls still ran from.
 class FullCheck {
  public:
-  void prepare(const BenchColl& coll, const BenchCall& call, DType t) {
-    n_ = coll.checked(call);
-    if (!call.values.exact()) return;
-    want_.resize(n_ * stack::op::dtype_size(t));
-    for (std::size_t e = 0; e < n_; ++e) bv::put(t, want_.data(), e, coll.expected(call, e));
-  }
-
-  long long wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) const {
-    if (call.values.exact() && std::memcmp(out, want_.data(), n_ * stack::op::dtype_size(t)) == 0)
-      return 0;
-    return count_wrong(coll, call, t, out);
+  long long wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) {
+    const std::size_t n = coll.checked(call);
+    if (!call.values.exact()) return count_wrong(coll, call, t, out, 0, n);
+    const std::size_t esz = stack::op::dtype_size(t);
+    long long w = 0;
+    for (std::size_t lo = 0; lo < n; lo += kBatch) {
+      const std::size_t hi = std::min(n, lo + kBatch);
+      coll.expected_range(call, lo, hi - lo, v_);
+      store_range(t, want_, 0, v_, hi - lo);
+      if (std::memcmp(static_cast<const std::byte*>(out) + lo * esz, want_, (hi - lo) * esz) != 0)
+        w += count_wrong(coll, call, t, out, lo, hi);
+    }
+    return w;
   }
 
  private:
-  std::size_t n_ = 0;
-  std::vector<std::byte> want_;
+  double v_[kBatch];
+  alignas(64) std::byte want_[kBatch * sizeof(double)];
 };
 
 // Every rank gets the maximum (time) or the sums (wrong counts). Bookkeeping:
@@ -234,7 +266,6 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
         const bv::Values v(t, op, n, stamp(z, kind++));
         const BenchCall call{v, r, n, root, row.count};
         fill(coll, call, t, in[0].data(), in_elems);
-        full.prepare(coll, call, t);
         const comm::Options o = call_options();
         if (timed) {
           // Ranks meet after writing: a slower writer's fill is not counted
@@ -294,7 +325,7 @@ std::vector<BenchRow> run_bench(comm::Communicator& c, const BenchConfig& cfg) {
       fill(coll, call, t, in[0].data(), in_elems);
       std::memset(out.data(), 0xa5, out_size);
       coll.run(c, in[0].data(), out.data(), row.count, call_options());
-      long long full = count_wrong(coll, call, t, out.data());
+      long long full = count_wrong(coll, call, t, out.data(), 0, coll.checked(call));
       sum_over_ranks(c, full, spot_wrong);
       row.wrong = full + spot_wrong;
       row.wrong_spot = spot_wrong;

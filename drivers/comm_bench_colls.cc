@@ -36,6 +36,12 @@ double own_tag(const Call& c, std::size_t e) {
 double reduced(const Call& c, std::size_t e) {
   return c.values.reduced(e);
 }
+void reduced_inputs(const Call& c, std::size_t lo, std::size_t n, double* out) {
+  c.values.inputs(c.rank, lo, n, out);
+}
+void reduceds(const Call& c, std::size_t lo, std::size_t n, double* out) {
+  c.values.reduceds(lo, n, out);
+}
 // alltoall: block j of rank r's input goes to rank j; sources r*n+j are all distinct.
 std::uint64_t a2a_source(int from, int to, int n) {
   return static_cast<std::uint64_t>(from) * static_cast<std::uint64_t>(n) +
@@ -47,7 +53,7 @@ const BenchColl kColls[] = {
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        comm::allreduce(c, in, out, n, o);
      },
-     reduced_input, all, reduced},
+     reduced_input, all, reduced, reduced_inputs, reduceds},
     {BenchOp::kReduceScatter, "reducescatter", true, true, false, true, n1_n,
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        comm::reduce_scatter(c, in, out, n, o);
@@ -55,13 +61,18 @@ const BenchColl kColls[] = {
      reduced_input, all,
      [](const Call& c, std::size_t e) {
        return c.values.reduced(static_cast<std::size_t>(c.rank) * c.count + e);
+     },
+     reduced_inputs,
+     [](const Call& c, std::size_t lo, std::size_t n, double* out) {
+       c.values.reduceds(static_cast<std::size_t>(c.rank) * c.count + lo, n, out);
      }},
     {BenchOp::kAllgather, "allgather", false, false, true, true, n1_n,
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        comm::allgather(c, in, out, n, o);
      },
      own_tag, all_blocks,
-     [](const Call& c, std::size_t e) { return c.values.tag(e / c.count, e % c.count); }},
+     [](const Call& c, std::size_t e) { return c.values.tag(e / c.count, e % c.count); }, nullptr,
+     nullptr},
     {BenchOp::kBroadcast, "broadcast", false, false, false, false, one,
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        comm::broadcast(c, c.rank() == o.root ? in : out, n, o);
@@ -69,13 +80,14 @@ const BenchColl kColls[] = {
      own_tag, [](const Call& c) { return c.rank == c.root ? std::size_t{0} : c.count; },
      [](const Call& c, std::size_t e) {
        return c.values.tag(static_cast<std::uint64_t>(c.root), e);
-     }},
+     },
+     nullptr, nullptr},
     {BenchOp::kReduce, "reduce", true, false, false, false, one,
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        comm::reduce(c, in, out, n, o);
      },
      reduced_input, [](const Call& c) { return c.rank == c.root ? c.count : std::size_t{0}; },
-     reduced},
+     reduced, reduced_inputs, reduceds},
     {BenchOp::kAlltoall, "alltoall", false, true, true, true, n1_n,
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        comm::alltoall(c, in, out, n, o);
@@ -88,7 +100,8 @@ const BenchColl kColls[] = {
      [](const Call& c, std::size_t e) {
        const int from = static_cast<int>(e / c.count);
        return c.values.tag(a2a_source(from, c.rank, c.ranks), e % c.count);
-     }},
+     },
+     nullptr, nullptr},
     {BenchOp::kSendRecv, "sendrecv", false, false, false, false, one,
      [](comm::Communicator& c, void* in, void* out, std::size_t n, const comm::Options& o) {
        const int ranks = c.size(), r = c.rank();
@@ -101,7 +114,8 @@ const BenchColl kColls[] = {
      own_tag, all,
      [](const Call& c, std::size_t e) {
        return c.values.tag(static_cast<std::uint64_t>((c.rank + c.ranks - 1) % c.ranks), e);
-     }},
+     },
+     nullptr, nullptr},
 };
 
 }  // namespace

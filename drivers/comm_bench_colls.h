@@ -53,6 +53,21 @@ struct BenchColl {
   // broadcast on the root, whose buffer is its input).
   std::size_t (*checked)(const BenchCall& call);
   double (*expected)(const BenchCall& call, std::size_t element);
+  // Optional batch forms: elements [lo, lo + n) of input and expected into
+  // out[0, n), equal to the per-element forms (bench_values' batch forms);
+  // null where the per-element form is all there is.
+  void (*inputs)(const BenchCall& call, std::size_t lo, std::size_t n, double* out);
+  void (*expecteds)(const BenchCall& call, std::size_t lo, std::size_t n, double* out);
+
+  // The batch forms, falling back to the per-element ones.
+  void input_range(const BenchCall& call, std::size_t lo, std::size_t n, double* out) const {
+    if (inputs) return inputs(call, lo, n, out);
+    for (std::size_t j = 0; j < n; ++j) out[j] = input(call, lo + j);
+  }
+  void expected_range(const BenchCall& call, std::size_t lo, std::size_t n, double* out) const {
+    if (expecteds) return expecteds(call, lo, n, out);
+    for (std::size_t j = 0; j < n; ++j) out[j] = expected(call, lo + j);
+  }
 
   std::size_t in_elems(std::size_t count, int ranks) const {
     return in_per_rank ? count * static_cast<std::size_t>(ranks) : count;

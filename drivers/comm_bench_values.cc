@@ -14,7 +14,7 @@ using stack::op::ReduceOp;
 namespace {
 
 // splitmix64's finaliser: every input bit reaches every output bit.
-std::uint64_t mix(std::uint64_t x) {
+[[gnu::always_inline]] inline std::uint64_t mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -97,8 +97,18 @@ Values::Values(DType t, ReduceOp op, int ranks, std::uint64_t stamp)
   shifts_ = rank_bits > log_q_ ? rank_bits - log_q_ + 1 : 1;
 }
 
+std::uint64_t Values::key_hash(std::uint64_t key) {
+  return mix(key ^ (std::uint64_t{2} << 56));
+}
+
+// Inlined: it is the whole per-element cost of the batch forms.
+[[gnu::always_inline]] inline std::uint64_t Values::window_of(std::size_t i, unsigned lg,
+                                                              std::uint64_t key_hash) const {
+  return (mix(i ^ key_hash) + stamp_) & ((std::uint64_t{1} << lg) - 1);
+}
+
 std::uint64_t Values::window(std::size_t i, unsigned lg, std::uint64_t key) const {
-  return (mix(i, key, 2) + stamp_) & ((std::uint64_t{1} << lg) - 1);
+  return window_of(i, lg, key_hash(key));
 }
 
 Values::RankTerm Values::rank_term(std::size_t i) const {
@@ -178,6 +188,55 @@ double Values::reduced(std::size_t i) const {
     }
   }
   return 0;
+}
+
+// The rank term changes every 2^kRankWindowLog elements: worked out once per
+// window. Sparse sums and products hash every element anyway.
+void Values::inputs(int rank, std::size_t lo, std::size_t n, double* out) const {
+  const bool windowed = !sparse_ && op_ != ReduceOp::kProd;
+  if (!windowed) {
+    for (std::size_t j = 0; j < n; ++j) out[j] = input(rank, lo + j);
+    return;
+  }
+  const bool sum = op_ == ReduceOp::kSum || op_ == ReduceOp::kAvg;
+  const std::uint64_t kh = key_hash(sum ? 0 : 4);
+  const std::int64_t base = sum ? 1 : -span_;
+  for (std::size_t i = lo, end = lo + n; i < end;) {
+    const std::size_t stop = std::min(end, ((i >> kRankWindowLog) + 1) << kRankWindowLog);
+    const auto t =
+        static_cast<std::int64_t>(rank_value(rank_term(i), static_cast<std::uint64_t>(rank)));
+    for (; i < stop; ++i)
+      out[i - lo] =
+          static_cast<double>(base + t + static_cast<std::int64_t>(window_of(i, log_ma_, kh)));
+  }
+}
+
+void Values::reduceds(std::size_t lo, std::size_t n, double* out) const {
+  const bool windowed = !sparse_ && op_ != ReduceOp::kProd;
+  const bool divide = op_ == ReduceOp::kAvg && (t_ == DType::kI32 || t_ == DType::kI64);
+  if (!windowed || (op_ == ReduceOp::kAvg && !divide)) {
+    for (std::size_t j = 0; j < n; ++j) out[j] = reduced(lo + j);
+    return;
+  }
+  const bool sum = op_ == ReduceOp::kSum || op_ == ReduceOp::kAvg;
+  const std::uint64_t kh = key_hash(sum ? 0 : 4);
+  for (std::size_t i = lo, end = lo + n; i < end;) {
+    const std::size_t stop = std::min(end, ((i >> kRankWindowLog) + 1) << kRankWindowLog);
+    const RankTerm k = rank_term(i);
+    if (sum) {
+      const std::uint64_t rs = rank_sum(k);
+      for (; i < stop; ++i) {
+        const std::uint64_t s = n_ * (1 + window_of(i, log_ma_, kh)) + rs;
+        out[i - lo] = static_cast<double>(divide ? s / n_ : s);
+      }
+    } else {
+      const auto [mn, mx] = rank_min_max(k);
+      const auto t = static_cast<std::int64_t>(op_ == ReduceOp::kMin ? mn : mx);
+      for (; i < stop; ++i)
+        out[i - lo] =
+            static_cast<double>(-span_ + t + static_cast<std::int64_t>(window_of(i, log_ma_, kh)));
+    }
+  }
 }
 
 double Values::tag(std::uint64_t source, std::size_t i) const {

@@ -79,6 +79,41 @@ TEST_CASE("closed-form reductions equal folding the inputs, exactly, in every dt
         }
 }
 
+TEST_CASE("the batch forms equal the per-element forms, across rank windows") {
+  // Ranges that start and end inside a 4096-element window, span several,
+  // and sit at a large offset (reduce-scatter's block of a late rank).
+  const std::pair<std::size_t, std::size_t> ranges[] = {
+      {0, 1}, {0, 4096}, {4090, 20}, {4095, 8194}, {(1ul << 26) + 5, 9000}};
+  for (DType t : hn::stack::op::kAllDTypes)
+    for (ReduceOp op : hn::stack::op::kAllReduceOps)
+      for (int n : {1, 2, 3, 4, 7, 64, 257, 1000})
+        for (auto [lo, len] : ranges) {
+          Values v(t, op, n, (5ull << 32) | 3);
+          std::vector<double> got(len);
+          INFO(hn::stack::op::to_string(t) << " " << hn::stack::op::to_string(op) << " n=" << n
+                                           << " lo=" << lo << " len=" << len);
+          v.reduceds(lo, len, got.data());
+          for (std::size_t j = 0; j < len; ++j)
+            if (got[j] != v.reduced(lo + j)) FAIL("reduced " << lo + j);
+          for (int r : {0, n - 1, n / 2}) {
+            v.inputs(r, lo, len, got.data());
+            for (std::size_t j = 0; j < len; ++j)
+              if (got[j] != v.input(r, lo + j)) FAIL("input of rank " << r << " at " << lo + j);
+          }
+        }
+  // The descriptors' batch forms (where they have them) against theirs.
+  for (const BenchColl& coll : bench_colls()) {
+    Values v(DType::kF32, ReduceOp::kSum, 3, 9);
+    const BenchCall call{v, 2, 3, 0, 5000};
+    std::vector<double> got(5000);
+    INFO(coll.name);
+    coll.input_range(call, 0, 5000, got.data());
+    for (std::size_t j = 0; j < 5000; ++j) REQUIRE(got[j] == coll.input(call, j));
+    coll.expected_range(call, 0, 5000, got.data());
+    for (std::size_t j = 0; j < 5000; ++j) REQUIRE(got[j] == coll.expected(call, j));
+  }
+}
+
 TEST_CASE("consecutive calls change every element") {
   for (DType t : hn::stack::op::kAllDTypes)
     for (int n : {1, 2, 3, 8, 16, 64}) {
