@@ -108,13 +108,15 @@ class SpotCheck {
 
 // The whole-output check of a --fresh-inputs call, run after the ranks meet
 // behind the timed call (so it never holds a CPU a peer still needs). The
-// expected bits are written 64 KiB at a time into a buffer that stays in L2
-// and compared at memory speed; a piece that differs, and every call whose
-// comparison has a tolerance (avg of f16/bf16, which cannot be compared as
-// bits), is counted element by element with Values::same. Why in pieces: a
-// whole second copy of the output (16 MiB at 16 MiB) would be a working set
-// the peers' harnesses do not have, and it pushed a 2-rank call's buffers
-// out of the cache the peers' calls still ran from.
+// expected values are worked out a batch at a time, stored as the dtype
+// stores them into a buffer that stays in L1, and compared at memory speed;
+// a batch that differs, and every call whose comparison has a tolerance (avg
+// of f16/bf16, which cannot be compared as bits), is counted element by
+// element with Values::same. Why batches: the check and the next fill are
+// the gap before the next call, and on this VM a long gap slows the call
+// itself (bench/idle_gap.cc; bench/README.md, compare), so they must cost
+// about what the peers' harnesses spend; and no second copy of the output
+// joins the call's working set.
 class FullCheck {
  public:
   long long wrong(const BenchColl& coll, const BenchCall& call, DType t, const void* out) {

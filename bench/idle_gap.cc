@@ -1,0 +1,204 @@
+// What the work between two calls does to the next call: two processes,
+// pinned one per CPU, run our single-copy allreduce's data movement (each
+// reads its half of the peer's input into an L2-sized scratch with
+// process_vm_readv, reduces it with its own, writes the result into the
+// peer's output with process_vm_writev and into its own) on freshly written
+// inputs, with a gap of G ms before every call: computing (no memory
+// traffic) or asleep. The gap is what a bench harness spends writing and
+// checking a call's buffers; on this VM a long gap halves the next call's
+// speed, so harnesses compared side by side must spend about the same.
+//   idle_gap [BYTES] [CALLS] [compute|sleep] [GAPS_MS...]
+// Defaults: 16 MiB, 50 timed calls (plus 5 untimed), compute, gaps 0 2 5 10
+// 20 50 100. Prints a table (gap, us per call, busbw = bytes / time for 2
+// ranks) and, last, one JSON line with the rows. Every call's output is
+// checked (exit 1 if any element is wrong; HN_IDLE_GAP_FAULT=1, for tests,
+// makes rank 1 skip its last write into the peer's output, which the check
+// must count); bad arguments: a message and exit 2; a refused cross-process copy (Yama ptrace_scope
+// 2-3, seccomp): a message naming the errno and exit 3.
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kPiece = 128u << 10;  // as stack/l3_comm/cma_allreduce.cc
+
+// What the two processes share: where each one's buffers are, a sense-free
+// barrier (a counter both add to), and the elements each found wrong.
+struct Shared {
+  std::atomic<long> arrived{0};
+  pid_t pid[2];
+  std::uintptr_t in[2], out[2];
+  std::atomic<long> wrong{0};
+};
+
+void barrier(Shared& s, long& generation) {
+  generation += 2;
+  s.arrived.fetch_add(1);
+  while (s.arrived.load() < generation) std::this_thread::yield();
+}
+
+void copy_remote(pid_t pid, void* local, std::uintptr_t remote, std::size_t len, bool write) {
+  iovec l{local, len}, r{reinterpret_cast<void*>(remote), len};
+  const ssize_t got =
+      write ? process_vm_writev(pid, &l, 1, &r, 1, 0) : process_vm_readv(pid, &l, 1, &r, 1, 0);
+  if (got != static_cast<ssize_t>(len)) {
+    std::fprintf(stderr, "idle_gap: %s pid %d: %s\n", write ? "writing to" : "reading from",
+                 static_cast<int>(pid), std::strerror(got < 0 ? errno : EFAULT));
+    std::_Exit(3);
+  }
+}
+
+// G ms of work that touches no memory, or of sleep.
+void gap(double ms, bool sleep) {
+  if (ms <= 0) return;
+  if (sleep) {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+    return;
+  }
+  volatile double x = 1;
+  const auto until = Clock::now() + std::chrono::duration<double, std::milli>(ms);
+  while (Clock::now() < until)
+    for (int k = 0; k < 1000; ++k) x = x * 1.0000001 + 1e-9;
+}
+
+// One rank's run over every gap; returns us per call per gap (rank 0's).
+std::vector<double> run_rank(Shared& s, int r, std::size_t bytes, int calls, bool sleep,
+                             const std::vector<double>& gaps) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(r % static_cast<int>(std::thread::hardware_concurrency()), &cpus);
+  sched_setaffinity(0, sizeof cpus, &cpus);
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY);  // Yama ptrace_scope 1: the peer may copy
+  const std::size_t count = bytes / sizeof(float), half = count / 2;
+  std::vector<float> in(count), out(count), tmp(kPiece / sizeof(float));
+  s.pid[r] = getpid();
+  s.in[r] = reinterpret_cast<std::uintptr_t>(in.data());
+  s.out[r] = reinterpret_cast<std::uintptr_t>(out.data());
+  long generation = 0;
+  barrier(s, generation);
+  const int q = 1 - r;
+  const std::size_t lo = r == 0 ? 0 : half, hi = r == 0 ? half : count;
+  const char* fault_env = std::getenv("HN_IDLE_GAP_FAULT");
+  const bool fault = r == 1 && fault_env && std::strcmp(fault_env, "1") == 0;
+  std::vector<double> us;
+  for (double g : gaps) {
+    double timed = 0;
+    for (int call = 0; call < calls + 5; ++call) {
+      gap(g, sleep);
+      for (std::size_t i = 0; i < count; ++i)
+        in[i] = static_cast<float>((i & 1023) + static_cast<std::size_t>(r) + call % 7);
+      barrier(s, generation);
+      const auto t0 = Clock::now();
+      for (std::size_t e = lo; e < hi; e += kPiece / sizeof(float)) {
+        const std::size_t n = std::min(kPiece / sizeof(float), hi - e), b = n * sizeof(float);
+        copy_remote(s.pid[q], tmp.data(), s.in[q] + e * sizeof(float), b, false);
+        for (std::size_t i = 0; i < n; ++i) out[e + i] = in[e + i] + tmp[i];
+        if (!(fault && e + n == hi))
+          copy_remote(s.pid[q], &out[e], s.out[q] + e * sizeof(float), b, true);
+      }
+      barrier(s, generation);  // the peer's half is in our output
+      if (call >= 5) timed += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      long wrong = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        wrong += out[i] != static_cast<float>(2 * (i & 1023) + 1 + 2 * (call % 7));
+      s.wrong.fetch_add(wrong);
+    }
+    us.push_back(timed / calls);
+  }
+  return us;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t bytes = std::size_t{16} << 20;
+  int calls = 50;
+  bool sleep = false;
+  std::vector<double> gaps;
+  char* end = nullptr;
+  if (argc > 1 && ((bytes = std::strtoull(argv[1], &end, 10)) < 2 * kPiece || *end)) {
+    std::fprintf(stderr, "idle_gap: BYTES must be an integer of at least %zu\n", 2 * kPiece);
+    return 2;
+  }
+  if (argc > 2 && ((calls = std::atoi(argv[2])) < 1)) {
+    std::fprintf(stderr, "idle_gap: CALLS must be a positive integer\n");
+    return 2;
+  }
+  if (argc > 3) {
+    if (std::strcmp(argv[3], "sleep") != 0 && std::strcmp(argv[3], "compute") != 0) {
+      std::fprintf(stderr, "idle_gap: the gap is 'compute' or 'sleep', not '%s'\n", argv[3]);
+      return 2;
+    }
+    sleep = std::strcmp(argv[3], "sleep") == 0;
+  }
+  for (int i = 4; i < argc; ++i) {
+    const double g = std::strtod(argv[i], &end);
+    if (*end || g < 0 || g > 10000) {
+      std::fprintf(stderr, "idle_gap: a gap is 0-10000 ms, not '%s'\n", argv[i]);
+      return 2;
+    }
+    gaps.push_back(g);
+  }
+  if (gaps.empty()) gaps = {0, 2, 5, 10, 20, 50, 100};
+  bytes = bytes / (2 * sizeof(float)) * 2 * sizeof(float);
+
+  void* page =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) {
+    std::perror("idle_gap: mmap");
+    return 3;
+  }
+  auto* s = new (page) Shared;
+  const pid_t child = fork();
+  if (child < 0) {
+    std::perror("idle_gap: fork");
+    return 3;
+  }
+  if (child == 0) {
+    run_rank(*s, 1, bytes, calls, sleep, gaps);
+    std::_Exit(0);
+  }
+  const std::vector<double> us = run_rank(*s, 0, bytes, calls, sleep, gaps);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 3;
+
+  std::printf("# idle_gap: %zu bytes, 2 ranks, %d calls per gap, gap = %s\n", bytes, calls,
+              sleep ? "sleep" : "compute");
+  std::printf("%10s %12s %12s\n", "gap_ms", "us/call", "busbw_GB/s");
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < gaps.size(); ++i) {
+    const double busbw = static_cast<double>(bytes) / (us[i] * 1e3);
+    std::printf("%10.1f %12.1f %12.2f\n", gaps[i], us[i], busbw);
+    rows.push_back({{"gap_ms", gaps[i]}, {"us", us[i]}, {"busbw_gbps", busbw}});
+  }
+  const long wrong = s->wrong.load();
+  std::printf("%s\n", nlohmann::json{{"bytes", bytes},
+                                     {"calls", calls},
+                                     {"gap", sleep ? "sleep" : "compute"},
+                                     {"wrong", wrong},
+                                     {"rows", rows}}
+                          .dump()
+                          .c_str());
+  if (wrong) std::fprintf(stderr, "idle_gap: %ld wrong elements\n", wrong);
+  return wrong ? 1 : 0;
+}
