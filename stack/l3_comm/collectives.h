@@ -17,13 +17,13 @@
 namespace hn::stack::comm {
 
 enum class Algorithm {
-  kAuto,              // by message size: latency-optimal below the crossover, ring above
-  kRing,              // bandwidth-optimal: reduce-scatter + allgather around a ring, pipelined
+  kAuto,               // by message size: latency-optimal below the crossover, ring above
+  kRing,               // bandwidth-optimal: reduce-scatter + allgather around a ring, pipelined
   kRecursiveDoubling,  // latency-optimal: log2(n) exchanges (+2 for non-powers of two)
-  kStaged,  // allreduce on shm through the staging area (staged_allreduce.h); other
-            // collectives choose as kAuto; an allreduce over TCP throws invalid_argument
-  kCma      // allreduce on shm with a single copy (cma_allreduce.h); other collectives
-            // choose as kAuto; an allreduce without single copy throws invalid_argument
+  kStaged,             // allreduce on shm through the staging area (staged_allreduce.h); other
+                       // collectives choose as kAuto; an allreduce over TCP throws invalid_argument
+  kCma                 // allreduce on shm with a single copy (cma_allreduce.h); other collectives
+                       // choose as kAuto; an allreduce without single copy throws invalid_argument
 };
 std::string_view to_string(Algorithm a);
 Algorithm algorithm_from_string(
@@ -75,7 +75,10 @@ void recv(Communicator& c, void* buf, std::size_t count, int peer, const Options
 // to = rank+1, from = rank-1).
 void sendrecv(Communicator& c, const void* send_buf, int to, void* recv_buf, int from,
               std::size_t count, const Options& o);
-// Returns once every rank has entered it (dissemination, log2(n) rounds).
+// Returns once every rank has entered it, and on no rank before every rank
+// knows that (the dissemination twice, 2 log2(n) rounds): a rank that slept
+// while it waited is running again before any rank leaves, so the ranks
+// leave together.
 void barrier(Communicator& c, const Options& o = {});
 
 }  // namespace hn::stack::comm

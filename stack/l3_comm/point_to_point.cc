@@ -94,11 +94,16 @@ void barrier(Communicator& c, const Options& o) {
   }
   int rounds = 0;
   while ((1 << rounds) < n) ++rounds;
-  std::byte* tokens = c.scratch(3, 2 * rounds);
+  // Two passes of the dissemination: the first tells every rank that all
+  // have arrived; the second, that all are running again. A rank that slept
+  // through the first pass (its CPU shared with another process) has woken
+  // by the time anyone leaves the second, so the ranks leave together and
+  // the work after the barrier does not wait out a peer's wake-up.
+  std::byte* tokens = c.scratch(3, 4 * rounds);
   Schedule& s = c.schedule();
   int prev = -1;
-  for (int k = 0; k < rounds; ++k) {
-    int d = 1 << k;
+  for (int k = 0; k < 2 * rounds; ++k) {
+    int d = 1 << (k % rounds);
     s.send_gated(mod(r + d, n), &tokens[2 * k], 1, prev);
     prev = s.recv(mod(r - d, n), &tokens[2 * k + 1], 1);
   }

@@ -6,10 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "stack/l3_comm/collectives.h"
@@ -153,8 +156,7 @@ void check_broadcast(Communicator& c, const Options& o, std::size_t count) {
   broadcast(c, buf, count, o);
   Where w{label("broadcast", o, count, false) + " root=" + std::to_string(o.root)};
   for (std::size_t i = 0; i < count; ++i)
-    if (get(o.dtype, buf, i) != tag(o.root, i))
-      w.fail(i, get(o.dtype, buf, i), tag(o.root, i));
+    if (get(o.dtype, buf, i) != tag(o.root, i)) w.fail(i, get(o.dtype, buf, i), tag(o.root, i));
 }
 
 void check_alltoall(Communicator& c, const Options& o, std::size_t count) {
@@ -163,8 +165,7 @@ void check_alltoall(Communicator& c, const Options& o, std::size_t count) {
   std::byte* in = scratch().in(count * n * esz);
   std::byte* out = scratch().out(count * n * esz);
   for (int j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < count; ++i)
-      put(o.dtype, in, j * count + i, tag(r * n + j, i));
+    for (std::size_t i = 0; i < count; ++i) put(o.dtype, in, j * count + i, tag(r * n + j, i));
   alltoall(c, in, out, count, o);
   Where w{label("alltoall", o, count, false)};
   for (int j = 0; j < n; ++j)
@@ -213,8 +214,7 @@ void check_sendrecv(Communicator& c, const Options& o, std::size_t count) {
   if (r == n - 1) {
     recv(c, out, count, 0, o);
     for (std::size_t i = 0; i < count; ++i)
-      if (get(o.dtype, out, i) != tag(0, i))
-        w.fail(i, get(o.dtype, out, i), tag(0, i));
+      if (get(o.dtype, out, i) != tag(0, i)) w.fail(i, get(o.dtype, out, i), tag(0, i));
   }
 }
 
@@ -278,3 +278,39 @@ HN_MATRIX(TransportKind::kTcp, "tcp", 3)
 HN_MATRIX(TransportKind::kTcp, "tcp", 4)
 HN_MATRIX(TransportKind::kTcp, "tcp", 5)
 HN_MATRIX(TransportKind::kTcp, "tcp", 8)
+
+// A barrier returns on no rank before every rank has entered it: ranks
+// arrive 0-80 ms apart (rank r sleeps 20 ms * r), and each rank's exit is
+// compared with the latest arrival (CLOCK_MONOTONIC is one clock for every
+// process on the host), three barriers in a row.
+TEST_CASE("barrier: no rank leaves before the last one arrives") {
+  for (TransportKind t : {TransportKind::kShm, TransportKind::kTcp})
+    for (int n : {2, 3, 5}) {
+      hn::test::RankSetup setup;
+      setup.transport = t;
+      auto res = hn::test::run_ranks(n, setup, [](Communicator& c) {
+        using Clock = std::chrono::steady_clock;
+        for (int round = 0; round < 3; ++round) {
+          std::this_thread::sleep_for(
+              std::chrono::milliseconds(20 * ((c.rank() + round) % c.size())));
+          const double arrived =
+              std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+          barrier(c);
+          const double left =
+              std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+          Options o;
+          o.dtype = hn::stack::op::DType::kF64;
+          o.op = hn::stack::op::ReduceOp::kMax;
+          double last = 0;
+          allreduce(c, &arrived, &last, 1, o);
+          if (left < last)
+            throw std::runtime_error("rank " + std::to_string(c.rank()) + " left the barrier " +
+                                     std::to_string((last - left) * 1e3) +
+                                     " ms before the last arrival");
+        }
+      });
+      INFO((t == TransportKind::kShm ? "shm " : "tcp ")
+           << n << " ranks: rank " << res.first_failed_rank << " " << res.first_failure);
+      REQUIRE(res.exit_code == 0);
+    }
+}
