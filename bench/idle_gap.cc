@@ -8,6 +8,7 @@
 // checking a call's buffers; on this VM a long gap halves the next call's
 // speed, so harnesses compared side by side must spend about the same.
 //   idle_gap [BYTES] [CALLS] [compute|sleep] [GAPS_MS...]
+// BYTES 262144 to 1 GiB, CALLS 1 to 100000, a gap 0 to 10000 ms.
 // Defaults: 16 MiB, 50 timed calls (plus 5 untimed), compute, gaps 0 2 5 10
 // 20 50 100. Prints a table (gap, us per call, busbw = bytes / time for 2
 // ranks) and, last, one JSON line with the rows. Every call's output is
@@ -40,6 +41,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kPiece = 128u << 10;  // as stack/l3_comm/cma_allreduce.cc
+// Each rank holds its input and output: 2 x 1 GiB at most.
+constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
 
 // What the two processes share: where each one's buffers are, a sense-free
 // barrier (a counter both add to), and the elements each found wrong.
@@ -134,14 +137,30 @@ int main(int argc, char** argv) {
   int calls = 50;
   bool sleep = false;
   std::vector<double> gaps;
-  char* end = nullptr;
-  if (argc > 1 && ((bytes = std::strtoull(argv[1], &end, 10)) < 2 * kPiece || *end)) {
-    std::fprintf(stderr, "idle_gap: BYTES must be an integer of at least %zu\n", 2 * kPiece);
-    return 2;
+  // An integer in [lo, hi], digits only (strtoull alone takes "-5" as a
+  // huge count and "2x" as 2).
+  auto integer = [](const char* text, unsigned long long lo, unsigned long long hi,
+                    unsigned long long& v) {
+    char* end = nullptr;
+    errno = 0;
+    v = std::strtoull(text, &end, 10);
+    return *text >= '0' && *text <= '9' && !*end && errno == 0 && v >= lo && v <= hi;
+  };
+  unsigned long long v = 0;
+  if (argc > 1) {
+    if (!integer(argv[1], 2 * kPiece, kMaxBytes, v)) {
+      std::fprintf(stderr, "idle_gap: BYTES is an integer from %zu to %zu, not '%s'\n", 2 * kPiece,
+                   kMaxBytes, argv[1]);
+      return 2;
+    }
+    bytes = v;
   }
-  if (argc > 2 && ((calls = std::atoi(argv[2])) < 1)) {
-    std::fprintf(stderr, "idle_gap: CALLS must be a positive integer\n");
-    return 2;
+  if (argc > 2) {
+    if (!integer(argv[2], 1, 100000, v)) {
+      std::fprintf(stderr, "idle_gap: CALLS is an integer from 1 to 100000, not '%s'\n", argv[2]);
+      return 2;
+    }
+    calls = static_cast<int>(v);
   }
   if (argc > 3) {
     if (std::strcmp(argv[3], "sleep") != 0 && std::strcmp(argv[3], "compute") != 0) {
@@ -151,8 +170,9 @@ int main(int argc, char** argv) {
     sleep = std::strcmp(argv[3], "sleep") == 0;
   }
   for (int i = 4; i < argc; ++i) {
+    char* end = nullptr;
     const double g = std::strtod(argv[i], &end);
-    if (*end || g < 0 || g > 10000) {
+    if (end == argv[i] || *end || !(g >= 0 && g <= 10000)) {  // NaN fails the range
       std::fprintf(stderr, "idle_gap: a gap is 0-10000 ms, not '%s'\n", argv[i]);
       return 2;
     }

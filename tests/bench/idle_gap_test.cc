@@ -50,7 +50,12 @@ TEST_CASE("idle_gap: bad usage is exit 2 naming what was wrong") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{kProbe, "1000"}, "BYTES"},
       {{kProbe, "12x"}, "BYTES"},
+      {{kProbe, "-5"}, "BYTES"},
+      {{kProbe, "4294967296"}, "BYTES"},
       {{kProbe, "524288", "0"}, "CALLS"},
+      {{kProbe, "524288", "2x"}, "CALLS"},
+      {{kProbe, "524288", "2", "compute", "nan"}, "'nan'"},
+      {{kProbe, "524288", "2", "compute", ""}, "''"},
       {{kProbe, "524288", "2", "nap"}, "'nap'"},
       {{kProbe, "524288", "2", "compute", "-1"}, "'-1'"},
   };

@@ -12,20 +12,22 @@
 #include <initializer_list>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "stack/l3_comm/collectives.h"
 #include "tests/stack/l3_comm/expected.h"
 
 namespace hn::test {
 
-template <typename OnCall>
+// counts_of(dtype) gives the counts for that dtype (a path whose limits are
+// in bytes tests each dtype at its own edges).
+template <typename CountsOf, typename OnCall>
 void allreduce_matrix(stack::comm::Communicator& c, stack::comm::Algorithm a, std::byte* in,
-                      std::byte* out, std::initializer_list<std::size_t> counts, OnCall on_call) {
+                      std::byte* out, CountsOf counts_of, OnCall on_call) {
   const int n = c.size(), r = c.rank();
   for (auto dtype : stack::op::kAllDTypes)
-    for (auto op :
-         {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kAvg})
-      for (std::size_t count : counts)
+    for (auto op : stack::op::kAllReduceOps)
+      for (std::size_t count : counts_of(dtype))
         for (bool inplace : {false, true}) {
           stack::comm::Options o;
           o.dtype = dtype;
@@ -47,6 +49,14 @@ void allreduce_matrix(stack::comm::Communicator& c, stack::comm::Algorithm a, st
             }
           }
         }
+}
+
+// The same counts for every dtype.
+template <typename OnCall>
+void allreduce_matrix(stack::comm::Communicator& c, stack::comm::Algorithm a, std::byte* in,
+                      std::byte* out, std::initializer_list<std::size_t> counts, OnCall on_call) {
+  allreduce_matrix(
+      c, a, in, out, [counts](stack::op::DType) { return counts; }, on_call);
 }
 
 }  // namespace hn::test

@@ -11,23 +11,18 @@
 
 #include <cstring>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "stack/l3_comm/fault_injection.h"
 #include "stack/l3_comm/split.h"
-#include "tests/stack/l3_comm/expected.h"
+#include "tests/stack/l3_comm/allreduce_matrix.h"
 #include "tests/stack/l3_comm/rank_harness.h"
 
 using namespace hn::stack::comm;
 using hn::stack::op::DType;
 using hn::stack::op::dtype_size;
 using hn::stack::op::ReduceOp;
-using hn::test::expected_value;
-using hn::test::get;
-using hn::test::input_value;
-using hn::test::put;
 
 namespace {
 
@@ -36,31 +31,14 @@ void expect(bool ok, const std::string& what) {
 }
 
 void matrix(Communicator& c) {
-  const int n = c.size(), r = c.rank();
   std::vector<std::byte> in(4096), out(4096);
-  for (auto dtype : hn::stack::op::kAllDTypes)
-    for (auto op : hn::stack::op::kAllReduceOps)
-      for (std::size_t count : {std::size_t{1}, std::size_t{7}, 56 / dtype_size(dtype),
-                                56 / dtype_size(dtype) + 1, 4096 / dtype_size(dtype)})
-        for (bool inplace : {false, true}) {
-          for (std::size_t i = 0; i < count; ++i) put(dtype, in.data(), i, input_value(op, r, i));
-          std::memset(out.data(), 0x5a, out.size());
-          std::byte* dst = inplace ? in.data() : out.data();
-          Options o;
-          o.dtype = dtype;
-          o.op = op;
-          allreduce(c, in.data(), dst, count, o);
-          for (std::size_t i = 0; i < count; ++i) {
-            const double want = expected_value(op, dtype, n, i), got = get(dtype, dst, i);
-            if (got != want) {
-              std::ostringstream what;
-              what << to_string(dtype) << " " << to_string(op) << " count=" << count
-                   << (inplace ? " in place" : "") << " on " << n << " ranks: element " << i
-                   << " is " << got << ", expected " << want;
-              throw std::runtime_error(what.str());
-            }
-          }
-        }
+  hn::test::allreduce_matrix(
+      c, Algorithm::kAuto, in.data(), out.data(),
+      [](DType t) {
+        return std::vector<std::size_t>{1, 7, 56 / dtype_size(t), 56 / dtype_size(t) + 1,
+                                        4096 / dtype_size(t)};
+      },
+      [](DType, std::size_t) {});
 }
 
 // Floats whose sum depends on the order of addition: every rank must still
