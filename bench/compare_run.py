@@ -55,7 +55,28 @@ GROUPS = [(8, 8, 2, 2000, 200), (65536, 1048576, 4, 400, 20), (4194304, 16777216
           (67108864, 268435456, 4, 3, 2)]
 if os.environ.get("COMPARE_QUICK"):  # a smoke test of the script: two sizes, few calls
     GROUPS = [(8, 8, 2, 20, 2), (65536, 262144, 4, 5, 1)]
-PLAN = ",".join(":".join(str(x) for x in g) for g in GROUPS)
+# hog2: beside a busy loop the scheduler hands each CPU to the loop for
+# turns of milliseconds, and a call of a few microseconds is either inside
+# one (a thousand times slower) or not. 400 calls at 64 KiB (a few ms of
+# calls in 20-50 ms of filling and checking) sample a handful of turns, so a
+# repeat's figure was luck: 2 ranks, 64 KiB, ours 1.3, 2.1 or 6.0 GB/s from
+# one repeat to the next, Open MPI 0.2-3.6 (Dec 5, bench/README "Contention").
+# These counts give every size about a second or more beside the loops.
+HOG_GROUPS = [(8, 8, 2, 100000, 1000), (65536, 262144, 4, 4000, 20), (1048576, 1048576, 4, 1000, 20),
+              (4194304, 16777216, 4, 100, 3), (67108864, 268435456, 4, 3, 2)]
+if os.environ.get("COMPARE_QUICK"):
+    HOG_GROUPS = GROUPS
+
+
+def groups_for(cfg):
+    return HOG_GROUPS if cfg == "hog2" else GROUPS
+
+
+def plan_of(groups):
+    return ",".join(":".join(str(x) for x in g) for g in groups)
+
+
+PLAN = plan_of(GROUPS)
 # Gloo's busy-polled (sync) pairs write a whole chunk with a blocking send
 # before reading: with both ranks of its ring doing so, chunks larger than the
 # loopback socket buffers deadlock until Gloo's own timeout ("Write timeout",
@@ -160,7 +181,7 @@ class Runner:
         framework's tensors are: the lead row, settings "") or window (shm
         windows: on shm the allreduce reads the peers' buffers in place)."""
         lines = []
-        for (lo, hi, f, iters, warm) in GROUPS:
+        for (lo, hi, f, iters, warm) in groups_for(cfg):
             json_path = os.path.join(self.a.out, f"ours-{cfg}.json")
             args = ["bench", "--op", "allreduce", "-b", str(lo), "-e", str(hi), "-f", str(f),
                     "--iters", str(iters), "--warmup", str(warm), "--json", json_path,
@@ -226,7 +247,7 @@ class Runner:
             # Placed like ours: rank r on CPU r mod k (mpirun binds to core by
             # itself only when the ranks fit).
             cmd = ["mpirun", "-np", cfg[-1], "--map-by", "core", "--bind-to",
-                   "core:overload-allowed"] + mca + [drv, PLAN, "fresh"]
+                   "core:overload-allowed"] + mca + [drv, plan_of(groups_for(cfg)), "fresh"]
         else:
             # mpirun runs in namespace A; its PMIx server must listen on the
             # veth (not loopback) so the rank in namespace B can reach it.
