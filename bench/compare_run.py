@@ -60,7 +60,7 @@ if os.environ.get("COMPARE_QUICK"):  # a smoke test of the script: two sizes, fe
 # one (a thousand times slower) or not. 400 calls at 64 KiB (a few ms of
 # calls in 20-50 ms of filling and checking) sample a handful of turns, so a
 # repeat's figure was luck: 2 ranks, 64 KiB, ours 1.3, 2.1 or 6.0 GB/s from
-# one repeat to the next, Open MPI 0.2-3.6 (Dec 5, bench/README "Contention").
+# one repeat to the next, Open MPI 0.2-3.6 (Dec 5; bench/README, compare, step 2).
 # These counts give every size about a second or more beside the loops.
 HOG_GROUPS = [(8, 8, 2, 100000, 1000), (65536, 262144, 4, 4000, 20), (1048576, 1048576, 4, 1000, 20),
               (4194304, 16777216, 4, 100, 3), (67108864, 268435456, 4, 3, 2)]
