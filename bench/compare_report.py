@@ -17,8 +17,7 @@ reported. hog2 (shm2 beside one busy loop per CPU): the time each tool's call
 gains beside the loops (its hog2 median against its own shm2 median, as
 microseconds per call: what a training step gains), and the fraction of
 its quiet figure it keeps; floor: ours gains no more time per call than
-Open MPI at its best beside the loops (its best finalist there, against the
-same settings on shm2).
+any Open MPI finalist gains (each against the same settings on shm2).
 Writes the same as JSON and, with a third argument, as a Markdown section
 (the tables, the settings of every peer figure, the load and how it was
 measured) that bench/compare.sh splices into bench/README.md.
@@ -249,12 +248,12 @@ for cfg in ("shm2", "shm4", "tcp2"):
                               "iperf3_bidir_gbps": bidir, "iperf3_bidir_settings": bidir_settings,
                               "iperf3_bidir_default_gbps": bidir_default}
 
-def call_us(st, z):
+def call_us(st, z, ranks):
     """A median as microseconds per call: latency at 8 B; else the time at
-    which 2 ranks reach that busbw (busbw = algbw for 2 ranks)."""
+    which `ranks` ranks reach that busbw (busbw = algbw * 2(n-1)/n)."""
     if not st or not st["median"]:
         return None
-    return st["median"] if z <= 8 else z / (st["median"] * 1e3)
+    return st["median"] if z <= 8 else z * 2 * (ranks - 1) / ranks / (st["median"] * 1e3)
 
 
 def kept(cfg_hog, tool, settings, z):
@@ -263,7 +262,7 @@ def kept(cfg_hog, tool, settings, z):
     h, q = stats(cfg_hog, tool, settings, z), stats("shm2", tool, settings, z)
     if not h or not q:
         return h, None, None
-    th, tq = call_us(h, z), call_us(q, z)
+    th, tq = call_us(h, z, 2), call_us(q, z, 2)  # hog2 and shm2: 2 ranks
     return h, ratio(h, q, z <= 8), (th - tq if th is not None and tq is not None else None)
 
 
@@ -278,26 +277,41 @@ if hog_sizes:
     md += [f"\n**hog2** ({MD_CFG['hog2']}): medians [p10-p90]; \"+us\" is the time a call "
            "gains beside the loops (the same tool and settings on shm2 in this run, as "
            "microseconds per call: what a training step gains); \"kept\" is the median as a "
-           "fraction of the quiet one (8 B: quiet latency / latency). Floor: ours gains no "
-           "more time per call than Open MPI at its best beside the loops.\n",
+           "fraction of the quiet one (8 B: quiet latency / latency). \"Open MPI best\" is "
+           "its fastest setting beside the loops. Floor: ours gains no more time per call "
+           "than Open MPI's setting that gains the least (\"least +us\").\n",
            "| size | ours (private) | +us | kept | ours, shm windows | kept | Open MPI best "
-           "| +us | kept | Open MPI settings | floor |", "|" + "---|" * 11]
+           "| +us | kept | Open MPI settings | Open MPI least +us | its settings | floor |",
+           "|" + "---|" * 13]
     hog_rows = []
     for z in hog_sizes:
         o, ko, go = kept("hog2", "ours", "", z)
         w, kw, _ = kept("hog2", "ours", "window", z)
         bs, _ = best_of("hog2", "mpi", z)
         m, km, gm = kept("hog2", "mpi", bs, z) if bs is not None else (None, None, None)
-        ok = go is not None and gm is not None and go <= gm
+        # The floor's reference is Open MPI at its best in what the floor
+        # judges: the setting (wrong elements excluded) that gains the least
+        # time, which may be a slow but steady one rather than the fastest.
+        least, least_s = None, None
+        for s in sorted({s for (c, t, s, zz) in rows if c == "hog2" and t == "mpi" and zz == z}):
+            h_s = stats("hog2", "mpi", s, z)
+            if not h_s or h_s["wrong"]:
+                continue
+            g_s = kept("hog2", "mpi", s, z)[2]
+            if g_s is not None and (least is None or g_s < least):
+                least, least_s = g_s, s
+        ok = go is not None and least is not None and go <= least
         hog_rows.append({"size": z, "ours": o, "ours_kept": ko, "ours_gained_us": go,
                          "ours_window": w, "window_kept": kw, "mpi_best": m, "mpi_kept": km,
-                         "mpi_gained_us": gm, "mpi_settings": bs, "floor_met": ok})
+                         "mpi_gained_us": gm, "mpi_settings": bs,
+                         "mpi_least_gained_us": least, "mpi_least_gained_settings": least_s,
+                         "floor_met": ok})
         print(f'{z:>10} B  ours {fmt(o)} +{us(go)} us kept {r2(ko)}   windows {fmt(w)} kept '
-              f'{r2(kw)}   Open MPI {fmt(m)} +{us(gm)} us kept {r2(km)}: {bs}   '
-              f'floor: {"met" if ok else "MISSED"}')
+              f'{r2(kw)}   Open MPI {fmt(m)} +{us(gm)} us kept {r2(km)}: {bs}   least '
+              f'+{us(least)} us: {least_s}   floor: {"met" if ok else "MISSED"}')
         md.append(f"| {size_name(z)} | {mfmt(o)} | {us(go)} | {r2(ko)} | {mfmt(w)} | {r2(kw)} | "
-                  f"{mfmt(m)} | {us(gm)} | {r2(km)} | {bs or '-'} | "
-                  f"{'met' if ok else 'missed'} |")
+                  f"{mfmt(m)} | {us(gm)} | {r2(km)} | {bs or '-'} | {us(least)} | "
+                  f"{least_s or '-'} | {'met' if ok else 'missed'} |")
     report["configs"]["hog2"] = {"rows": hog_rows}
 
 json.dump(report, open(sys.argv[2], "w"), indent=2)
@@ -306,8 +320,11 @@ if len(sys.argv) > 3:
     quick = bool(os.environ.get("COMPARE_QUICK"))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), platform.machine())
-    head = [f"Written by `{os.environ.get('COMPARE_CMD', 'bench/compare.sh')}` on "
-            f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs ({cpu}), "
+    # The run's end is when its results file was last written (a report
+    # redrawn later from the same results keeps the measurement's time).
+    ended = datetime.datetime.utcfromtimestamp(os.path.getmtime(sys.argv[1]))
+    head = [f"Written by `{os.environ.get('COMPARE_CMD', 'bench/compare.sh')}`, measured until "
+            f"{ended:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs ({cpu}), "
             f"Linux {platform.release()}" +
             (" with COMPARE_QUICK=1: a smoke test of the script (two sizes, three settings per "
              "peer), not a comparison." if quick else "."),

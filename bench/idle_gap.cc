@@ -14,13 +14,17 @@
 // ranks) and, last, one JSON line with the rows. Every call's output is
 // checked (exit 1 if any element is wrong; HN_IDLE_GAP_FAULT=1, for tests,
 // makes rank 1 skip its last write into the peer's output, which the check
-// must count); bad arguments: a message and exit 2; a refused cross-process copy (Yama ptrace_scope
-// 2-3, seccomp): a message naming the errno and exit 3.
+// must count); bad arguments: a message and exit 2; a refused cross-process
+// copy (Yama ptrace_scope 2-3, seccomp) or a rank that is gone (a waiting
+// rank looks every few ms; HN_IDLE_GAP_FAULT=2 makes rank 1 exit at once):
+// a message and exit 3. A rank whose peer is gone never waits for it.
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+
+#include <csignal>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +47,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kPiece = 128u << 10;  // as stack/l3_comm/cma_allreduce.cc
 // Each rank holds its input and output: 2 x 1 GiB at most.
 constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
+constexpr std::size_t kSeqPeriod = 4000000;
 
 // What the two processes share: where each one's buffers are, a sense-free
 // barrier (a counter both add to), and the elements each found wrong.
@@ -53,10 +58,21 @@ struct Shared {
   std::atomic<long> wrong{0};
 };
 
-void barrier(Shared& s, long& generation) {
+// Waits for the peer; `peer_gone` says whether it has exited (it is asked
+// every 4096 spins: a rank that died mid-run must not leave us waiting).
+template <typename PeerGone>
+void barrier(Shared& s, long& generation, PeerGone peer_gone) {
   generation += 2;
   s.arrived.fetch_add(1);
-  while (s.arrived.load() < generation) std::this_thread::yield();
+  for (unsigned i = 1; s.arrived.load() < generation; ++i) {
+    // Gone, and had not arrived: a peer that arrived and then exited (after
+    // the last barrier) is done, not lost.
+    if (i % 4096 == 0 && peer_gone() && s.arrived.load() < generation) {
+      std::fprintf(stderr, "idle_gap: the other rank exited mid-run\n");
+      std::_Exit(3);
+    }
+    std::this_thread::yield();
+  }
 }
 
 void copy_remote(pid_t pid, void* local, std::uintptr_t remote, std::size_t len, bool write) {
@@ -84,8 +100,9 @@ void gap(double ms, bool sleep) {
 }
 
 // One rank's run over every gap; returns us per call per gap (rank 0's).
+template <typename PeerGone>
 std::vector<double> run_rank(Shared& s, int r, std::size_t bytes, int calls, bool sleep,
-                             const std::vector<double>& gaps) {
+                             const std::vector<double>& gaps, PeerGone peer_gone) {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
   CPU_SET(r % static_cast<int>(std::thread::hardware_concurrency()), &cpus);
@@ -97,19 +114,23 @@ std::vector<double> run_rank(Shared& s, int r, std::size_t bytes, int calls, boo
   s.in[r] = reinterpret_cast<std::uintptr_t>(in.data());
   s.out[r] = reinterpret_cast<std::uintptr_t>(out.data());
   long generation = 0;
-  barrier(s, generation);
+  barrier(s, generation, peer_gone);
   const int q = 1 - r;
   const std::size_t lo = r == 0 ? 0 : half, hi = r == 0 ? half : count;
   const char* fault_env = std::getenv("HN_IDLE_GAP_FAULT");
   const bool fault = r == 1 && fault_env && std::strcmp(fault_env, "1") == 0;
   std::vector<double> us;
+  // Every call's inputs differ from those of the last 4 million calls (seq
+  // runs across the gaps; the sums stay below 2^24, exact in float), so an
+  // output left from an earlier call is wrong.
+  std::size_t seq = 0;
   for (double g : gaps) {
     double timed = 0;
-    for (int call = 0; call < calls + 5; ++call) {
+    for (int call = 0; call < calls + 5; ++call, ++seq) {
       gap(g, sleep);
       for (std::size_t i = 0; i < count; ++i)
-        in[i] = static_cast<float>((i & 1023) + static_cast<std::size_t>(r) + call % 7);
-      barrier(s, generation);
+        in[i] = static_cast<float>((i & 1023) + static_cast<std::size_t>(r) + seq % kSeqPeriod);
+      barrier(s, generation, peer_gone);
       const auto t0 = Clock::now();
       for (std::size_t e = lo; e < hi; e += kPiece / sizeof(float)) {
         const std::size_t n = std::min(kPiece / sizeof(float), hi - e), b = n * sizeof(float);
@@ -118,11 +139,11 @@ std::vector<double> run_rank(Shared& s, int r, std::size_t bytes, int calls, boo
         if (!(fault && e + n == hi))
           copy_remote(s.pid[q], &out[e], s.out[q] + e * sizeof(float), b, true);
       }
-      barrier(s, generation);  // the peer's half is in our output
+      barrier(s, generation, peer_gone);  // the peer's half is in our output
       if (call >= 5) timed += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
       long wrong = 0;
       for (std::size_t i = 0; i < count; ++i)
-        wrong += out[i] != static_cast<float>(2 * (i & 1023) + 1 + 2 * (call % 7));
+        wrong += out[i] != static_cast<float>(2 * (i & 1023) + 1 + 2 * (seq % kSeqPeriod));
       s.wrong.fetch_add(wrong);
     }
     us.push_back(timed / calls);
@@ -194,12 +215,21 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (child == 0) {
-    run_rank(*s, 1, bytes, calls, sleep, gaps);
+    const pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) std::_Exit(3);  // the parent went before the line above
+    const char* f = std::getenv("HN_IDLE_GAP_FAULT");
+    if (f && std::strcmp(f, "2") == 0) std::_Exit(0);
+    run_rank(*s, 1, bytes, calls, sleep, gaps, [parent] { return getppid() != parent; });
     std::_Exit(0);
   }
-  const std::vector<double> us = run_rank(*s, 0, bytes, calls, sleep, gaps);
   int status = 0;
-  waitpid(child, &status, 0);
+  bool reaped = false;
+  const std::vector<double> us = run_rank(*s, 0, bytes, calls, sleep, gaps, [&] {
+    reaped = reaped || waitpid(child, &status, WNOHANG) == child;
+    return reaped;
+  });
+  if (!reaped) waitpid(child, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 3;
 
   std::printf("# idle_gap: %zu bytes, 2 ranks, %d calls per gap, gap = %s\n", bytes, calls,

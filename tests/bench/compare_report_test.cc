@@ -199,11 +199,13 @@ TEST_CASE("compare report: beside CPU hogs ours may gain no more time per call t
   // Quiet (shm2) at 64 KiB: ours 9.1 GB/s (7.20 us per call), Open MPI 3.0
   // (21.85 us). Beside the hogs Open MPI reaches 2.4 (27.31 us): it gains
   // 5.46 us per call and keeps 0.80 of its figure.
-  auto with_hog = [](double ours_hog) {
+  // Its default setting (quiet 2.0 GB/s, 32.77 us) reaches 1.0 beside them
+  // (gains 32.77 us) unless a section says otherwise.
+  auto with_hog = [](double ours_hog, double default_hog = 1.0) {
     Results r(healthy());
     r.add("ours", "", k64K, {ours_hog, ours_hog, ours_hog}, 0, "hog2")
         .add("mpi", kMpiTuned, k64K, {2.4, 2.4, 2.4}, 0, "hog2")
-        .add("mpi", kMpiDefault, k64K, {1.0, 1.0, 1.0}, 0, "hog2");
+        .add("mpi", kMpiDefault, k64K, {default_hog, default_hog, default_hog}, 0, "hog2");
     return report(r);
   };
   SECTION("ours 8.19: gains 0.80 us, keeps 0.90: met") {
@@ -230,6 +232,18 @@ TEST_CASE("compare report: beside CPU hogs ours may gain no more time per call t
     REQUIRE(rep.run.exit_code == 0);
     const json& row = rep.doc["configs"]["hog2"]["rows"][0];
     CHECK(row["ours_gained_us"].get<double>() == Approx(6.0).epsilon(0.01));
+    CHECK_FALSE(row["floor_met"].get<bool>());
+  }
+  SECTION("a slow but steady Open MPI setting that gains less time than ours: missed") {
+    // Default 1.95 beside the hogs: gains 0.84 us; ours 8.0 gains 0.99 us,
+    // less than the fastest setting's 5.46 but more than this one's.
+    auto rep = with_hog(8.0, 1.95);
+    REQUIRE(rep.run.exit_code == 0);
+    const json& row = rep.doc["configs"]["hog2"]["rows"][0];
+    CHECK(row["mpi_settings"] == kMpiTuned);
+    CHECK(row["mpi_least_gained_settings"] == kMpiDefault);
+    CHECK(row["mpi_least_gained_us"].get<double>() == Approx(65536 / 1950.0 - 65536 / 2000.0));
+    CHECK(row["ours_gained_us"].get<double>() < row["mpi_gained_us"].get<double>());
     CHECK_FALSE(row["floor_met"].get<bool>());
   }
   SECTION("ours 0.91 (a collapse under contention, 64.8 us more per call): missed") {

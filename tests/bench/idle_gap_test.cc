@@ -1,6 +1,7 @@
 // bench/idle_gap: it runs and checks every call's output, the check can fail
 // (HN_IDLE_GAP_FAULT=1 drops rank 1's last write into its peer's output: the
-// probe counts the elements and exits 1), and bad usage is exit 2.
+// probe counts the elements and exits 1), a rank that exits is reported
+// (exit 3) instead of waited for, and bad usage is exit 2.
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,15 @@ TEST_CASE("idle_gap catches a write that never landed") {
   // (2 timed + 5 untimed): 32768 floats each.
   CHECK(last_line(r.out)["wrong"] == 7 * 32768);
   CHECK(r.err.find("wrong elements") != std::string::npos);
+}
+
+TEST_CASE("idle_gap: a rank that exits is reported at once, never waited for") {
+  // HN_IDLE_GAP_FAULT=2: rank 1 exits before its first barrier. A 60 s
+  // limit on the run; the probe looks every few ms.
+  auto r = run_process({kProbe, "524288", "2", "compute", "0"}, 60, {"HN_IDLE_GAP_FAULT=2"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("the other rank exited mid-run") != std::string::npos);
 }
 
 TEST_CASE("idle_gap: bad usage is exit 2 naming what was wrong") {
